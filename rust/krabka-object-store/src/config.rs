@@ -1,0 +1,513 @@
+//! Typed configurations of the object stores the remote tier can use.
+
+use {
+    crate::{ObjectStoreConfigError, Secret},
+    serde::{Deserialize, Serialize},
+    std::{fmt, path::PathBuf, time::Duration},
+};
+
+/// Objects at or above this size are uploaded as multipart uploads (100 MiB).
+pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 100 * 1024 * 1024;
+
+/// Size of each part of a multipart upload (16 MiB). S3 requires at least
+/// 5 MiB for every part but the last and allows at most 10 000 parts.
+pub const DEFAULT_MULTIPART_CHUNK_SIZE: usize = 16 * 1024 * 1024;
+
+/// How many times a transient failure is retried before it is surfaced.
+pub const DEFAULT_MAX_RETRIES: usize = 10;
+
+/// Upper bound on the total time spent retrying one request.
+pub const DEFAULT_RETRY_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Upper bound on one HTTP request, body included.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Upper bound on establishing one TCP/TLS connection.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The smallest part size S3 accepts for every part but the last.
+const MIN_MULTIPART_CHUNK_SIZE: usize = 5 * 1024 * 1024;
+
+/// Where S3 credentials come from.
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum S3Credentials {
+    /// The ambient provider chain of `object_store`: environment variables,
+    /// web identity, container and instance metadata.
+    #[default]
+    Ambient,
+    /// An explicit access key pair.
+    Static {
+        /// The access key id (not secret, but kept out of logs anyway).
+        access_key_id: String,
+        /// The secret access key.
+        secret_access_key: Secret,
+        /// An optional session token for temporary credentials.
+        session_token: Option<Secret>,
+    },
+}
+
+impl fmt::Debug for S3Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Ambient => f.write_str("Ambient"),
+            Self::Static { session_token, .. } => f
+                .debug_struct("Static")
+                .field("access_key_id", &"<redacted>")
+                .field("secret_access_key", &"<redacted>")
+                .field(
+                    "session_token",
+                    &session_token.as_ref().map(|_| "<redacted>"),
+                )
+                .finish(),
+        }
+    }
+}
+
+/// Configuration of an S3 or S3-compatible bucket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct S3Config {
+    /// Bucket name.
+    pub bucket: String,
+    /// Optional key prefix, without leading or trailing `/`.
+    pub prefix: Option<String>,
+    /// AWS region (any non-empty placeholder for S3-compatible servers).
+    pub region: String,
+    /// Endpoint URL for S3-compatible servers; `None` means AWS.
+    pub endpoint: Option<String>,
+    /// Path-style addressing (`endpoint/bucket/key`) instead of virtual hosts.
+    pub path_style: bool,
+    /// Allow plain `http://` endpoints.
+    pub allow_http: bool,
+    /// Where credentials come from.
+    pub credentials: S3Credentials,
+    /// Objects at or above this many bytes are uploaded in parts.
+    pub multipart_threshold: u64,
+    /// Bytes per multipart part.
+    pub multipart_chunk_size: usize,
+    /// Retries of a transient failure.
+    pub max_retries: usize,
+    /// Total time budget for retries of one request.
+    pub retry_timeout: Duration,
+    /// Time budget of one request.
+    pub request_timeout: Duration,
+    /// Time budget of one connection attempt.
+    pub connect_timeout: Duration,
+}
+
+impl S3Config {
+    /// A configuration for `bucket` in `region` with every other field at its
+    /// default.
+    pub fn new(bucket: impl Into<String>, region: impl Into<String>) -> Self {
+        Self {
+            bucket: bucket.into(),
+            prefix: None,
+            region: region.into(),
+            endpoint: None,
+            path_style: false,
+            allow_http: false,
+            credentials: S3Credentials::Ambient,
+            multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
+            multipart_chunk_size: DEFAULT_MULTIPART_CHUNK_SIZE,
+            max_retries: DEFAULT_MAX_RETRIES,
+            retry_timeout: DEFAULT_RETRY_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    /// Checks every field; the error names the first bad one.
+    ///
+    /// # Errors
+    /// [`ObjectStoreConfigError`] naming the field.
+    pub fn validate(&self) -> Result<(), ObjectStoreConfigError> {
+        require_non_empty("bucket", &self.bucket)?;
+        validate_bucket_name("bucket", &self.bucket)?;
+        require_non_empty("region", &self.region)?;
+        validate_prefix(self.prefix.as_deref())?;
+        if let Some(endpoint) = &self.endpoint {
+            validate_endpoint(endpoint, self.allow_http)?;
+        }
+        if let S3Credentials::Static {
+            access_key_id,
+            secret_access_key,
+            ..
+        } = &self.credentials
+        {
+            require_non_empty("access_key_id", access_key_id)?;
+            if secret_access_key.expose().is_empty() {
+                return Err(ObjectStoreConfigError::Missing {
+                    field: "secret_access_key",
+                });
+            }
+        }
+        validate_multipart(self.multipart_threshold, self.multipart_chunk_size)?;
+        validate_timeouts(
+            self.retry_timeout,
+            self.request_timeout,
+            self.connect_timeout,
+        )
+    }
+}
+
+/// Configuration of a Google Cloud Storage bucket, through the native GCS API.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GcsConfig {
+    /// Bucket name.
+    pub bucket: String,
+    /// Optional key prefix, without leading or trailing `/`.
+    pub prefix: Option<String>,
+    /// Path to a service-account JSON key file.
+    pub service_account_path: Option<PathBuf>,
+    /// A service-account JSON key given inline.
+    pub service_account_key: Option<Secret>,
+    /// Path to application-default credentials.
+    pub application_credentials_path: Option<PathBuf>,
+    /// Base URL of a GCS-compatible endpoint (an emulator); `None` means Google.
+    pub endpoint: Option<String>,
+    /// Allow plain `http://` endpoints.
+    pub allow_http: bool,
+    /// Objects at or above this many bytes are uploaded in parts.
+    pub multipart_threshold: u64,
+    /// Bytes per multipart part.
+    pub multipart_chunk_size: usize,
+    /// Retries of a transient failure.
+    pub max_retries: usize,
+    /// Total time budget for retries of one request.
+    pub retry_timeout: Duration,
+    /// Time budget of one request.
+    pub request_timeout: Duration,
+    /// Time budget of one connection attempt.
+    pub connect_timeout: Duration,
+}
+
+impl fmt::Debug for GcsConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GcsConfig")
+            .field("bucket", &self.bucket)
+            .field("prefix", &self.prefix)
+            .field("service_account_path", &self.service_account_path)
+            .field("service_account_key", &self.service_account_key)
+            .field(
+                "application_credentials_path",
+                &self.application_credentials_path,
+            )
+            .field("endpoint", &self.endpoint)
+            .field("allow_http", &self.allow_http)
+            .field("multipart_threshold", &self.multipart_threshold)
+            .field("multipart_chunk_size", &self.multipart_chunk_size)
+            .field("max_retries", &self.max_retries)
+            .field("retry_timeout", &self.retry_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
+}
+
+impl GcsConfig {
+    /// A configuration for `bucket` with every other field at its default.
+    pub fn new(bucket: impl Into<String>) -> Self {
+        Self {
+            bucket: bucket.into(),
+            prefix: None,
+            service_account_path: None,
+            service_account_key: None,
+            application_credentials_path: None,
+            endpoint: None,
+            allow_http: false,
+            multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
+            multipart_chunk_size: DEFAULT_MULTIPART_CHUNK_SIZE,
+            max_retries: DEFAULT_MAX_RETRIES,
+            retry_timeout: DEFAULT_RETRY_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    /// Checks every field; the error names the first bad one.
+    ///
+    /// # Errors
+    /// [`ObjectStoreConfigError`] naming the field.
+    pub fn validate(&self) -> Result<(), ObjectStoreConfigError> {
+        require_non_empty("bucket", &self.bucket)?;
+        validate_bucket_name("bucket", &self.bucket)?;
+        validate_prefix(self.prefix.as_deref())?;
+        if self.service_account_path.is_some() && self.service_account_key.is_some() {
+            return Err(ObjectStoreConfigError::Invalid {
+                field: "service_account_key",
+                value: "<redacted>".to_owned(),
+                expected: "set either service_account_path or service_account_key, not both",
+            });
+        }
+        if let Some(endpoint) = &self.endpoint {
+            validate_endpoint(endpoint, self.allow_http)?;
+        }
+        validate_multipart(self.multipart_threshold, self.multipart_chunk_size)?;
+        validate_timeouts(
+            self.retry_timeout,
+            self.request_timeout,
+            self.connect_timeout,
+        )
+    }
+}
+
+/// Any backend the remote tier can use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ObjectStoreConfig {
+    /// Amazon S3 or an S3-compatible server.
+    S3(S3Config),
+    /// Google Cloud Storage.
+    Gcs(GcsConfig),
+    /// A directory on the local filesystem (tests and single-node setups).
+    Local {
+        /// The directory objects are stored under.
+        root: PathBuf,
+    },
+    /// Process memory (unit tests only).
+    InMemory,
+}
+
+impl ObjectStoreConfig {
+    /// Checks the configuration; the error names the first bad field.
+    ///
+    /// # Errors
+    /// [`ObjectStoreConfigError`] naming the field.
+    pub fn validate(&self) -> Result<(), ObjectStoreConfigError> {
+        match self {
+            Self::S3(config) => config.validate(),
+            Self::Gcs(config) => config.validate(),
+            Self::Local { root } => {
+                if root.as_os_str().is_empty() {
+                    Err(ObjectStoreConfigError::Missing { field: "root" })
+                } else {
+                    Ok(())
+                }
+            }
+            Self::InMemory => Ok(()),
+        }
+    }
+}
+
+fn require_non_empty(field: &'static str, value: &str) -> Result<(), ObjectStoreConfigError> {
+    if value.trim().is_empty() {
+        Err(ObjectStoreConfigError::Missing { field })
+    } else {
+        Ok(())
+    }
+}
+
+fn validate_bucket_name(field: &'static str, bucket: &str) -> Result<(), ObjectStoreConfigError> {
+    let valid_chars = bucket
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_'));
+    if (3..=222).contains(&bucket.len()) && valid_chars {
+        Ok(())
+    } else {
+        Err(ObjectStoreConfigError::Invalid {
+            field,
+            value: bucket.to_owned(),
+            expected: "3 to 222 characters of lowercase letters, digits, '-', '.' or '_'",
+        })
+    }
+}
+
+fn validate_prefix(prefix: Option<&str>) -> Result<(), ObjectStoreConfigError> {
+    let Some(prefix) = prefix else {
+        return Ok(());
+    };
+    let bad = prefix.is_empty()
+        || prefix.starts_with('/')
+        || prefix.ends_with('/')
+        || prefix
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..");
+    if bad {
+        Err(ObjectStoreConfigError::Invalid {
+            field: "prefix",
+            value: prefix.to_owned(),
+            expected: "non-empty '/'-separated path segments without leading or trailing '/', '.' or '..'",
+        })
+    } else {
+        Ok(())
+    }
+}
+
+fn validate_endpoint(endpoint: &str, allow_http: bool) -> Result<(), ObjectStoreConfigError> {
+    let expected_scheme = if endpoint.starts_with("https://") {
+        true
+    } else {
+        endpoint.starts_with("http://") && allow_http
+    };
+    if expected_scheme
+        && endpoint
+            .split("://")
+            .nth(1)
+            .is_some_and(|rest| !rest.is_empty())
+    {
+        Ok(())
+    } else {
+        Err(ObjectStoreConfigError::Invalid {
+            field: "endpoint",
+            value: endpoint.to_owned(),
+            expected: "an https:// URL (http:// only with allow_http = true)",
+        })
+    }
+}
+
+fn validate_multipart(threshold: u64, chunk_size: usize) -> Result<(), ObjectStoreConfigError> {
+    if chunk_size < MIN_MULTIPART_CHUNK_SIZE {
+        return Err(ObjectStoreConfigError::Invalid {
+            field: "multipart_chunk_size",
+            value: chunk_size.to_string(),
+            expected: "at least 5 MiB (5242880 bytes), the smallest part S3 accepts",
+        });
+    }
+    if threshold == 0 {
+        return Err(ObjectStoreConfigError::Invalid {
+            field: "multipart_threshold",
+            value: threshold.to_string(),
+            expected: "a positive number of bytes",
+        });
+    }
+    Ok(())
+}
+
+fn validate_timeouts(
+    retry: Duration,
+    request: Duration,
+    connect: Duration,
+) -> Result<(), ObjectStoreConfigError> {
+    for (field, value) in [
+        ("retry_timeout", retry),
+        ("request_timeout", request),
+        ("connect_timeout", connect),
+    ] {
+        if value.is_zero() {
+            return Err(ObjectStoreConfigError::Invalid {
+                field,
+                value: format!("{value:?}"),
+                expected: "a positive duration",
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn minio() -> S3Config {
+        let mut config = S3Config::new("tier", "us-east-1");
+        config.endpoint = Some("http://127.0.0.1:8333".to_owned());
+        config.allow_http = true;
+        config.path_style = true;
+        config
+    }
+
+    #[test]
+    fn a_complete_s3_config_is_valid() {
+        assert_eq!(minio().validate(), Ok(()));
+    }
+
+    #[test]
+    fn an_empty_bucket_is_named_in_the_error() {
+        let mut config = minio();
+        config.bucket = String::new();
+        assert_eq!(
+            config.validate(),
+            Err(ObjectStoreConfigError::Missing { field: "bucket" })
+        );
+    }
+
+    #[test]
+    fn an_http_endpoint_needs_allow_http() {
+        let mut config = minio();
+        config.allow_http = false;
+        let err = config.validate().unwrap_err();
+        assert!(matches!(
+            err,
+            ObjectStoreConfigError::Invalid {
+                field: "endpoint",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_prefix_with_slashes_at_the_ends_is_refused() {
+        for prefix in ["/a", "a/", "", "a//b", "a/../b"] {
+            let mut config = minio();
+            config.prefix = Some(prefix.to_owned());
+            let err = config.validate().unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ObjectStoreConfigError::Invalid {
+                        field: "prefix",
+                        ..
+                    }
+                ),
+                "{prefix:?} gave {err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_part_below_five_mebibytes_is_refused() {
+        let mut config = minio();
+        config.multipart_chunk_size = 1024;
+        assert!(matches!(
+            config.validate(),
+            Err(ObjectStoreConfigError::Invalid {
+                field: "multipart_chunk_size",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn debug_output_never_shows_secrets() {
+        let mut config = minio();
+        config.credentials = S3Credentials::Static {
+            access_key_id: "AKIDEXAMPLE".to_owned(),
+            secret_access_key: Secret::new("wJalrXUtnFEMI"),
+            session_token: Some(Secret::new("token-value")),
+        };
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("wJalrXUtnFEMI"), "{debug}");
+        assert!(!debug.contains("AKIDEXAMPLE"), "{debug}");
+        assert!(!debug.contains("token-value"), "{debug}");
+
+        let mut gcs = GcsConfig::new("tier");
+        gcs.service_account_key = Some(Secret::new("{\"private_key\":\"pk\"}"));
+        let debug = format!("{gcs:?}");
+        assert!(!debug.contains("private_key"), "{debug}");
+    }
+
+    #[test]
+    fn gcs_refuses_two_credential_sources() {
+        let mut gcs = GcsConfig::new("tier");
+        gcs.service_account_key = Some(Secret::new("{}"));
+        gcs.service_account_path = Some(PathBuf::from("/etc/key.json"));
+        assert!(matches!(
+            gcs.validate(),
+            Err(ObjectStoreConfigError::Invalid {
+                field: "service_account_key",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn local_root_must_not_be_empty() {
+        let config = ObjectStoreConfig::Local {
+            root: PathBuf::new(),
+        };
+        assert_eq!(
+            config.validate(),
+            Err(ObjectStoreConfigError::Missing { field: "root" })
+        );
+    }
+}

@@ -1,0 +1,24 @@
+//! Typed object-store configuration for Krabka's tiered storage.
+//!
+//! Every backend the remote tier can write to is described by one typed
+//! configuration: [`S3Config`] for S3 and S3-compatible servers, [`GcsConfig`]
+//! for Google Cloud Storage, and the local-filesystem and in-memory variants of
+//! [`ObjectStoreConfig`] for tests. Configurations are validated with
+//! [`ObjectStoreConfig::validate`], whose errors name the field that was wrong;
+//! secrets live in [`Secret`], whose `Debug` output never shows them.
+
+#![forbid(unsafe_code)]
+
+mod config;
+mod error;
+mod secret;
+
+pub use {
+    config::{
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
+        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
+        ObjectStoreConfig, S3Config, S3Credentials,
+    },
+    error::ObjectStoreConfigError,
+    secret::Secret,
+};

@@ -1,0 +1,114 @@
+//! KIP-405 tiered-storage SPIs and their implementations for Apache Kafka.
+//!
+//! This crate is the foundation of krabka-remote-storage. It defines the two
+//! plugin SPIs of Kafka's tiered storage and the data model they exchange,
+//! mirroring Apache Kafka's `storage-api` module
+//! (`org.apache.kafka.server.log.remote.storage`), and it supplies the
+//! implementations the rest of the stack builds on.
+//!
+//! ## What this crate provides
+//!
+//! - [`RemoteStorageManager`] copies, fetches, and deletes segment data and
+//!   indexes to and from the remote tier.
+//! - [`RemoteLogMetadataManager`] stores and queries remote-segment metadata,
+//!   with Kafka's lifecycle state machine.
+//! - The data model: [`TopicIdPartition`], [`RemoteLogSegmentId`],
+//!   [`RemoteLogSegmentMetadata`] / [`RemoteLogSegmentMetadataUpdate`],
+//!   [`RemoteLogSegmentState`], [`LogSegmentData`], [`IndexType`],
+//!   [`CustomMetadata`], and the partition-delete lifecycle
+//!   ([`RemotePartitionDeleteMetadata`] / [`RemotePartitionDeleteState`]).
+//! - The remote-tier key codec ([`partition_dir_name`] /
+//!   [`parse_partition_dir_name`], [`segment_file_name`] /
+//!   [`parse_segment_file_name`], [`kafka_uuid`] / [`decode_kafka_uuid`]) and
+//!   the decoders of Kafka's index and log formats in [`index`], which
+//!   together let a reader discover and decode a tier from storage alone.
+//! - [`LocalTieredStorage`], a filesystem [`RemoteStorageManager`]
+//!   byte-compatible with Kafka's own `LocalTieredStorage`.
+//! - [`InmemoryRemoteLogMetadataManager`], a process-memory
+//!   [`RemoteLogMetadataManager`], with snapshots in [`dump`].
+//! - [`RemoteIndexCache`], a bounded on-disk cache of fetched remote indexes.
+//!
+//! ## Boundary with the broker
+//!
+//! The SPIs are intentionally **synchronous**: they mirror Kafka's blocking
+//! `RemoteStorageManager` / `RemoteLogMetadataManager`, which the broker
+//! drives from thread pools. Segment data is streamed, never buffered whole:
+//! [`RemoteStorageManager::fetch_log_segment`] returns a reader.
+//!
+//! ## Filesystem-backed remote tier
+//!
+//! ```no_run
+//! use {
+//!     bytes::Bytes,
+//!     krabka_ids::LeaderEpoch,
+//!     krabka_remote_storage::{
+//!         IndexType, LocalTieredStorage, LogSegmentData, RemoteLogSegmentDetails,
+//!         RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentState,
+//!         RemoteStorageManager, TopicIdPartition,
+//!     },
+//!     std::{collections::BTreeMap, path::PathBuf},
+//!     uuid::Uuid,
+//! };
+//!
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let storage = LocalTieredStorage::new(PathBuf::from("/var/lib/krabka-remote"));
+//! let topic_partition = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
+//! let segment_id = RemoteLogSegmentId::new(topic_partition, Uuid::new_v4());
+//! let mut leader_epochs = BTreeMap::new();
+//! leader_epochs.insert(LeaderEpoch(0), 0);
+//! let metadata = RemoteLogSegmentMetadata::new(
+//!     segment_id,
+//!     0,
+//!     999,
+//!     1_713_000_000_000,
+//!     1,
+//!     1_713_000_000_000,
+//!     RemoteLogSegmentDetails::new(
+//!         1_048_576,
+//!         RemoteLogSegmentState::CopySegmentStarted,
+//!         leader_epochs,
+//!     ),
+//! )?;
+//!
+//! // The broker fills these paths from a closed local log segment.
+//! let segment = LogSegmentData {
+//!     log_segment: PathBuf::from("/var/lib/krabka/orders-0/00000000000000000000.log"),
+//!     offset_index: PathBuf::from("/var/lib/krabka/orders-0/00000000000000000000.index"),
+//!     time_index: PathBuf::from("/var/lib/krabka/orders-0/00000000000000000000.timeindex"),
+//!     transaction_index: None,
+//!     producer_snapshot_index: None,
+//!     leader_epoch_index: Bytes::new(),
+//! };
+//! let _custom_metadata = storage.copy_log_segment_data(&metadata, &segment)?;
+//! let bytes = storage.fetch_index(&metadata, IndexType::Offset)?;
+//! # let _ = bytes;
+//! # Ok(())
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod codec;
+mod error;
+mod metadata;
+mod metadata_manager;
+mod storage_manager;
+
+pub use {
+    error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
+    krabka_object_store::{
+        DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
+        S3Config,
+    },
+    metadata::{
+        CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState, RemotePartitionDeleteMetadata,
+        RemotePartitionDeleteState, TopicIdPartition,
+    },
+    metadata_manager::RemoteLogMetadataManager,
+    storage_manager::{
+        IndexType, LOG_FILE_SUFFIX, LogSegmentData, PartitionDirName, RemoteStorageManager,
+        SegmentFileName, SegmentReader, decode_kafka_uuid, kafka_uuid, parse_partition_dir_name,
+        parse_segment_file_name, partition_dir_name, segment_file_name,
+    },
+};
