@@ -136,7 +136,7 @@ final class Steps {
                 + (workload.kind == Workload.Kind.ZSTD ? " (zstd)" : ""));
     }
 
-    /** Waits until all closed segments are in the tier and gone locally: earliest-local == latest-tiered + 1. */
+    /** Waits until every record is in the tier and gone locally: earliest-local == latest-tiered + 1 == latest. */
     Offsets waitTiered(Tier tier, int timeoutSeconds) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         Offsets o = null;
@@ -144,8 +144,10 @@ final class Steps {
         while (System.nanoTime() < deadline) {
             o = Offsets.of(admin, tp);
             remote = tier.segments(workload.topic);
-            if (o.latestTiered() >= 0 && o.earliestLocal() == o.latestTiered() + 1
-                    && o.earliestLocal() * 2 >= o.latest() && remote >= 2) {
+            // The end state: with 1 s local retention the broker rolls even the last segment, so once
+            // every record is in the tier the local log is empty and nothing moves any more.
+            if (o.latest() == expectedLatest() && o.earliestLocal() == o.latest()
+                    && o.latestTiered() + 1 == o.latest() && remote >= 2) {
                 say("tiered: " + o + "; " + remote + " segment file(s) of " + workload.topic + " in the tier");
                 return o;
             }
@@ -155,13 +157,13 @@ final class Steps {
                 + "; " + remote + " segment file(s) in the tier");
     }
 
-    /** Checks ListOffsets: earliest is {@code earliest}, the local log starts past it, the tier ends right before it. */
+    /** Checks ListOffsets once everything is tiered: earliest as given, the local log empty at the end. */
     Offsets checkOffsets(long earliest) throws Exception {
         Offsets o = Offsets.of(admin, tp);
-        if (o.earliest() != earliest || o.earliestLocal() <= earliest || o.latestTiered() + 1 != o.earliestLocal()
+        if (o.earliest() != earliest || o.earliestLocal() != expectedLatest() || o.latestTiered() != expectedLatest() - 1
                 || o.latest() != expectedLatest()) {
             throw new Mismatch("unexpected ListOffsets for " + workload.topic + ": " + o + " (expected earliest="
-                    + earliest + ", latest=" + expectedLatest() + ", earliest-local=latest-tiered+1>earliest)");
+                    + earliest + ", earliest-local=latest=" + expectedLatest() + ", latest-tiered=latest-1)");
         }
         say("ListOffsets " + o);
         return o;
