@@ -88,18 +88,23 @@
 
 #![forbid(unsafe_code)]
 
+mod cache;
 mod codec;
+pub mod dump;
 mod error;
+mod inmemory;
 mod metadata;
 mod metadata_manager;
 mod storage_manager;
 
 pub use {
+    dump::{PartitionDump, RlmmCacheDump},
     error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
     krabka_object_store::{
         DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
         S3Config,
     },
+    inmemory::InmemoryRemoteLogMetadataManager,
     metadata::{
         CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState, RemotePartitionDeleteMetadata,
