@@ -100,11 +100,11 @@ mod storage_manager;
 pub use {
     dump::{PartitionDump, RlmmCacheDump},
     error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
+    inmemory::InmemoryRemoteLogMetadataManager,
     krabka_object_store::{
         DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
         S3Config,
     },
-    inmemory::InmemoryRemoteLogMetadataManager,
     metadata::{
         CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState, RemotePartitionDeleteMetadata,
