@@ -25,8 +25,7 @@ use {
     std::{
         collections::BTreeMap,
         error::Error,
-        fs,
-        io,
+        fs, io,
         path::{Path, PathBuf},
         process::ExitCode,
     },
@@ -42,7 +41,12 @@ struct Segment {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["copy", tier, src] => copy(Path::new(tier), Path::new(src)),
         ["fetch", tier, src, out] => fetch(Path::new(tier), Path::new(src), Path::new(out)),
         _ => {
@@ -66,15 +70,30 @@ fn storage(tier: &Path) -> LocalTieredStorage {
 fn manifest(src: &Path) -> Fallible<Vec<Segment>> {
     let text = fs::read_to_string(src.join("manifest"))?;
     let mut segments = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let [name, topic, partition, topic_id, segment_id, start, end, epochs] = fields.as_slice() else {
+        let [
+            name,
+            topic,
+            partition,
+            topic_id,
+            segment_id,
+            start,
+            end,
+            epochs,
+        ] = fields.as_slice()
+        else {
             return Err(format!("manifest line needs 8 fields: {line}").into());
         };
         let uuid = |s: &str| decode_kafka_uuid(s).ok_or_else(|| format!("bad Kafka uuid {s}"));
         let mut leader_epochs = BTreeMap::new();
         for pair in epochs.split(',') {
-            let (epoch, offset) = pair.split_once(':').ok_or_else(|| format!("bad epoch {pair}"))?;
+            let (epoch, offset) = pair
+                .split_once(':')
+                .ok_or_else(|| format!("bad epoch {pair}"))?;
             leader_epochs.insert(LeaderEpoch(epoch.parse()?), offset.parse::<i64>()?);
         }
         let size = i32::try_from(fs::metadata(src.join(format!("{name}.log")))?.len())?;
@@ -86,9 +105,16 @@ fn manifest(src: &Path) -> Fallible<Vec<Segment>> {
             1_700_000_000_000,
             0,
             1_700_000_000_000,
-            RemoteLogSegmentDetails::new(size, RemoteLogSegmentState::CopySegmentStarted, leader_epochs),
+            RemoteLogSegmentDetails::new(
+                size,
+                RemoteLogSegmentState::CopySegmentStarted,
+                leader_epochs,
+            ),
         )?;
-        segments.push(Segment { name: (*name).to_owned(), metadata });
+        segments.push(Segment {
+            name: (*name).to_owned(),
+            metadata,
+        });
     }
     Ok(segments)
 }
@@ -126,7 +152,10 @@ fn fetch(tier: &Path, src: &Path, out: &Path) -> Fallible<()> {
         let position = u64::try_from(md.segment_size_in_bytes())? / 3;
         let target = |suffix: &str| -> PathBuf { out.join(format!("{}{suffix}", segment.name)) };
         save(storage.fetch_log_segment(md, 0, None)?, &target(".log"))?;
-        save(storage.fetch_log_segment(md, position, None)?, &target(&format!(".log@{position}")))?;
+        save(
+            storage.fetch_log_segment(md, position, None)?,
+            &target(&format!(".log@{position}")),
+        )?;
         let mut missing = 0;
         for index in IndexType::ALL {
             match storage.fetch_index(md, index) {
@@ -142,7 +171,11 @@ fn fetch(tier: &Path, src: &Path, out: &Path) -> Fallible<()> {
             "  krabka fetched {}: segment, segment from byte {position}, {} indexes{}",
             segment.name,
             IndexType::ALL.len() - missing,
-            if missing > 0 { format!(", {missing} not found") } else { String::new() }
+            if missing > 0 {
+                format!(", {missing} not found")
+            } else {
+                String::new()
+            }
         );
     }
     Ok(())
