@@ -16,10 +16,12 @@ e2e_setup_kafka() {
   E2E_CLIENT_CLASSES="$E2E_ROOT/build/e2e/client-$KAFKA_VERSION"
   local stamp="$E2E_CLIENT_CLASSES/.stamp"
   if [[ ! -f $stamp ]] || [[ -n $(find "$E2E_ROOT/tests/e2e/src" -newer "$stamp" -name '*.java') ]]; then
-    rm -rf "$E2E_CLIENT_CLASSES"; mkdir -p "$E2E_CLIENT_CLASSES"
-    javac -Xlint:all -Werror --release 17 -d "$E2E_CLIENT_CLASSES" -cp "$KAFKA_HOME/libs/*" \
+    local fresh="$E2E_CLIENT_CLASSES.$$"
+    rm -rf "$fresh"; mkdir -p "$fresh"
+    javac -Xlint:all -Werror --release 17 -d "$fresh" -cp "$KAFKA_HOME/libs/*" \
       "$E2E_ROOT"/tests/e2e/src/io/krabka/e2e/*.java
-    touch "$stamp"
+    touch "$fresh/.stamp"
+    rm -rf "$E2E_CLIENT_CLASSES"; mv "$fresh" "$E2E_CLIENT_CLASSES"
   fi
 }
 

@@ -19,6 +19,7 @@ import java.util.Map;
  *   delete-records --tier SPEC   deleteRecords, then remote segments below the cut must be gone; verifies the rest
  *   retention --tier SPEC        retention.ms=1000, then no remote segment may remain
  *   await-isr --replicas 2,3     until the in-sync replicas are exactly these
+ *   tier-count --tier SPEC       prints how many segment files of the topic the tier holds
  * SPEC is fs:&lt;dir&gt; or s3://&lt;bucket&gt;/&lt;prefix&gt; with --s3-endpoint http://host:port (keys from
  * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). Each step runs for every topic before the next step starts.
  * </pre>
@@ -76,6 +77,8 @@ public final class E2e {
             case "verify" -> steps.verify(0);
             case "delete-records" -> steps.verify((int) steps.deleteRecords(tier(opts)));
             case "retention" -> steps.retention(tier(opts));
+            case "tier-count" -> Steps.say(tier(opts).segments(steps.topic()) + " segment file(s) of " + steps.topic()
+                    + " in the tier");
             case "await-isr" -> steps.awaitIsr(need(opts, "replicas"),
                     Integer.parseInt(opts.getOrDefault("timeout", "120")));
             default -> usage("unknown step " + step);

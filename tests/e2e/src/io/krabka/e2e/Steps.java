@@ -55,6 +55,10 @@ final class Steps {
         this.admin = Admin.create(p);
     }
 
+    String topic() {
+        return workload.topic;
+    }
+
     void close() {
         admin.close(Duration.ofSeconds(5));
     }
