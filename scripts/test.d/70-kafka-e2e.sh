@@ -23,14 +23,19 @@ if [[ $rsm == auto ]]; then
   if [[ -f build.gradle ]]; then rsm=krabka; else rsm=kafka-local; fi
 fi
 export E2E_RSM=$rsm
-s3=no
+s3="${E2E_S3:-auto}"
 if [[ $rsm == krabka ]]; then
   need gradle gradle
+  need unzip unzip
   gradle -q jar
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
-  # The S3 scenario runs once the plugin's configuration knows the S3 backend.
-  if unzip -p "$jar" '*.class' 2>/dev/null | grep -a -q 's3\.bucket'; then s3=yes; fi
+  # auto: the S3 scenario runs once the plugin's configuration knows the S3 backend.
+  if [[ $s3 == auto ]]; then
+    s3=no
+    if unzip -p "$jar" '*.class' 2>/dev/null | grep -a -q 's3\.bucket'; then s3=yes; fi
+  fi
 else
+  s3=no
   echo "70-kafka-e2e: using Apache Kafka's LocalTieredStorage as the RSM (E2E_RSM=$rsm)"
 fi
 
