@@ -29,7 +29,7 @@ node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
   "$(e2e_rsm_fragment "$tier")" \
-  "$E2E_ROOT/tests/e2e/config/rlmm-$rlmm.properties"
+  "$E2E_ROOT/tests/e2e/config/rlmm-$rlmm.properties" ${E2E_EXTRA_PROPERTIES:+"$E2E_EXTRA_PROPERTIES"}
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")

@@ -22,7 +22,7 @@ tier_spec="fs:$E2E_TIER_DIR"
 e2e_log "scenario $name: Kafka $KAFKA_VERSION, RSM $E2E_RSM on filesystem, RLMM topic-based, brokers 2 and 3"
 
 fragments=("$E2E_ROOT/tests/e2e/config/broker-test.properties" "$(e2e_rsm_fragment filesystem)"
-           "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties")
+           "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties" ${E2E_EXTRA_PROPERTIES:+"$E2E_EXTRA_PROPERTIES"})
 controller="$E2E_WORK/node1" b2="$E2E_WORK/node2" b3="$E2E_WORK/node3"
 node_config "$controller" 1 controller self "${fragments[@]}"
 quorum="127.0.0.1:$(cat "$controller/controller.port")"

@@ -4,6 +4,7 @@
 #   E2E_RSM     krabka | kafka-local | auto   our plugin jar, or Apache Kafka's LocalTieredStorage;
 #               auto = krabka when build.gradle is in the tree                  default auto
 #   E2E_PLUGIN_JAR  our plugin jar                        default build/libs/krabka-remote-storage.jar
+#   E2E_EXTRA_PROPERTIES  a properties fragment appended last to every node's server.properties
 
 E2E_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 # shellcheck source=tests/e2e/lib/broker.sh
