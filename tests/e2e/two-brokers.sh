@@ -29,10 +29,9 @@ quorum="127.0.0.1:$(cat "$controller/controller.port")"
 node_config "$b2" 2 broker "$quorum" "${fragments[@]}"
 node_config "$b3" 3 broker "$quorum" "${fragments[@]}"
 cluster=$(new_cluster_id)
-for n in "$controller" "$b2" "$b3"; do node_format "$n" "$cluster"; done
+node_format_all "$cluster" "$controller" "$b2" "$b3"
 node_start "$controller"
-node_start "$b2"
-node_start "$b3"
+node_start_all "$b2" "$b3"
 bootstrap2=$(node_bootstrap "$b2") bootstrap3=$(node_bootstrap "$b3")
 e2e_log "controller and brokers 2 ($bootstrap2) and 3 ($bootstrap3) up"
 

@@ -92,35 +92,57 @@ EOF
 node_format() {
   local dir="$1" cluster="$2" quorum_flag=--no-initial-controllers
   grep -q '^process.roles=.*controller' "$dir/server.properties" && quorum_flag=--standalone
-  java -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" -c "$dir/server.properties" \
-    $quorum_flag >"$dir/logs/format.log" 2>&1 || { cat "$dir/logs/format.log" >&2; return 1; }
+  java -XX:TieredStopAtLevel=1 -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" \
+    -c "$dir/server.properties" $quorum_flag >"$dir/logs/format.log" 2>&1 \
+    || { cat "$dir/logs/format.log" >&2; return 1; }
 }
 
-# node_start DIR  starts kafka.Kafka in the background and waits until it reports "Kafka Server started".
-node_start() {
-  local dir="$1" timeout="${E2E_START_TIMEOUT:-120}"
-  : >"$dir/logs/server.log.mark"
+# node_format_all CLUSTER_ID DIR...  formats several nodes at once.
+node_format_all() {
+  local cluster="$1" pids=() pid; shift
+  local dir
+  for dir in "$@"; do node_format "$dir" "$cluster" & pids+=($!); done
+  for pid in "${pids[@]}"; do wait "$pid" || return 1; done
+}
+
+# node_launch DIR  starts kafka.Kafka in the background; node_await DIR waits until it reports
+# "Kafka Server started". node_start DIR does both; node_start_all DIR... launches several, then waits.
+node_launch() {
+  local dir="$1"
   local before=0
   [[ -f "$dir/logs/server.log" ]] && before=$(grep -c 'Kafka Server started' "$dir/logs/server.log" || true)
+  echo "$before" >"$dir/started.before"
   # shellcheck disable=SC2086
   java ${E2E_JVM_OPTS:--Xms256m -Xmx768m -XX:+UseG1GC -XX:TieredStopAtLevel=1} \
     -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2.properties" -Dkafka.logs.dir="$dir/logs" \
     -cp "$(kafka_cp)" kafka.Kafka "$dir/server.properties" >>"$dir/logs/stdout.log" 2>&1 &
   echo $! >"$dir/pid"
   E2E_NODES+=("$dir")
-  local waited=0
+}
+
+node_await() {
+  local dir="$1" timeout="${E2E_START_TIMEOUT:-120}" before waited=0 now
+  before=$(cat "$dir/started.before")
   while :; do
     if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
       echo "node $(basename "$dir") exited during start; last log lines:" >&2
       tail -n 40 "$dir/logs/server.log" "$dir/logs/stdout.log" >&2 2>/dev/null
       return 1
     fi
-    local now=0
+    now=0
     [[ -f "$dir/logs/server.log" ]] && now=$(grep -c 'Kafka Server started' "$dir/logs/server.log" || true)
-    (( now > before )) && break
+    (( now > before )) && return 0
     (( waited >= timeout * 5 )) && { echo "node $(basename "$dir") not started after ${timeout}s" >&2; return 1; }
     sleep 0.2; waited=$((waited + 1))
   done
+}
+
+node_start() { node_launch "$1" && node_await "$1"; }
+
+node_start_all() {
+  local dir
+  for dir in "$@"; do node_launch "$dir"; done
+  for dir in "$@"; do node_await "$dir" || return 1; done
 }
 
 # node_stop DIR  SIGTERM (controlled shutdown), SIGKILL after 60 s.
