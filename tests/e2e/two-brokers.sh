@@ -54,11 +54,19 @@ for spec in ${topics//,/ }; do
   fi
   e2e_log "broker 3 holds $topic from offset $((10#${first%.log})) on: earlier offsets only in the tier"
 done
-if ! grep -q 'from remote tier' "$b3/logs/server.log"; then
-  echo "broker 3 did not rebuild its leader epochs and producer state from the tier" >&2
-  exit 1
-fi
-e2e_log "broker 3 rebuilt leader epochs and producer state from the tier ($(grep -c 'from remote tier' "$b3/logs/server.log") log line(s))"
+# TierStateMachine logs "Updated the epoch cache from remote tier" once fetchIndex(LEADER_EPOCH) was applied,
+# then (at DEBUG) "Built the leader epoch cache and producer snapshots from remote tier" once the file of
+# fetchIndex(PRODUCER_SNAPSHOT) was written and loaded.
+for spec in ${topics//,/ }; do
+  topic=${spec%%:*}
+  for line in "Updated the epoch cache from remote tier" "Built the leader epoch cache and producer snapshots from remote tier"; do
+    if ! grep -q "$line.*Topic: $topic; Partition: 0;" "$b3/logs/server.log"; then
+      echo "broker 3 did not rebuild $topic-0 from the tier: no \"$line\" in its log" >&2
+      exit 1
+    fi
+  done
+  e2e_log "broker 3 rebuilt $topic-0 from the tier: leader epochs (LEADER_EPOCH) and producer state (PRODUCER_SNAPSHOT)"
+done
 
 e2e_log "stopping leader 2: broker 3 must serve everything, tiered data included"
 node_stop "$b2"
