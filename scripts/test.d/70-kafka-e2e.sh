@@ -29,10 +29,14 @@ if [[ $rsm == krabka ]]; then
   need unzip unzip
   gradle -q jar
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
-  # auto: the S3 scenario runs once the plugin's configuration knows the S3 backend.
+  # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
+  # its native library no longer refuses the object-store backends.
   if [[ $s3 == auto ]]; then
     s3=no
-    if unzip -p "$jar" '*.class' 2>/dev/null | grep -a -q 's3\.bucket'; then s3=yes; fi
+    if unzip -p "$jar" '*.class' 2>/dev/null | grep -a -q 's3\.bucket' &&
+       ! unzip -p "$jar" 'native/*' 2>/dev/null | grep -a -q 'backends are not in this build'; then
+      s3=yes
+    fi
   fi
 else
   s3=no

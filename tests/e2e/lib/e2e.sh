@@ -82,6 +82,7 @@ e2e_start_seaweedfs() {
     -admin.ui=false -webdav=false -s3.port.iceberg=0 -s3.port.lance=0 -bucket="$E2E_S3_BUCKET" \
     >"$dir/weed.log" 2>&1 &
   E2E_WEED_PID=$!
+  E2E_WEED_PORTS=("$s3" "$master" "$volume" "$filer")
   E2E_S3_ENDPOINT="http://127.0.0.1:$s3"
   export AWS_ACCESS_KEY_ID=$E2E_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$E2E_S3_SECRET_KEY
   export E2E_S3_ENDPOINT E2E_S3_BUCKET E2E_S3_ACCESS_KEY E2E_S3_SECRET_KEY
@@ -99,6 +100,9 @@ e2e_stop_seaweedfs() {
   kill -TERM "$E2E_WEED_PID" 2>/dev/null || true
   wait "$E2E_WEED_PID" 2>/dev/null || true
   E2E_WEED_PID=
+  # weed leaves unix sockets named by port in /tmp, whatever TMPDIR says.
+  local port
+  for port in "${E2E_WEED_PORTS[@]}"; do rm -f /tmp/seaweedfs-*-"$port".sock; done
 }
 
 # Stops everything this shell started (installed as the EXIT trap by the scenarios).
