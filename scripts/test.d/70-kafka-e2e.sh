@@ -32,11 +32,10 @@ if [[ $rsm == krabka ]]; then
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
   # its native library no longer refuses the object-store backends.
   if [[ $s3 == auto ]]; then
-    s3=no
-    if unzip -p "$jar" '*.class' 2>/dev/null | grep -a -q 's3\.bucket' &&
-       ! unzip -p "$jar" 'native/*' 2>/dev/null | grep -a -q 'backends are not in this build'; then
-      s3=yes
-    fi
+    # grep -c reads everything: with pipefail, grep -q could stop unzip with SIGPIPE and fail the pipe.
+    knows=$(unzip -p "$jar" '*.class' 2>/dev/null | grep -a -c 's3\.bucket' || true)
+    refuses=$(unzip -p "$jar" 'native/*' 2>/dev/null | grep -a -c 'backends are not in this build' || true)
+    if (( knows > 0 && refuses == 0 )); then s3=yes; else s3=no; fi
   fi
 else
   s3=no
