@@ -5,7 +5,8 @@
 # and compares every record, then stops the broker. Prints what happened in a few lines.
 #   scripts/run-demo.sh
 # KRABKA_DEMO_RLMM=krabka uses our in-memory metadata manager instead of Kafka's TopicBased one.
-# E2E_RSM=kafka-local runs the same demo with Apache Kafka's own LocalTieredStorage.
+# E2E_PLUGIN_JAR=<jar> uses a jar built elsewhere; E2E_RSM=kafka-local runs the same demo with Apache
+# Kafka's own LocalTieredStorage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tests/e2e/lib/e2e.sh
@@ -18,13 +19,13 @@ for tool in java:openjdk-17-jdk-headless javac:openjdk-17-jdk-headless mvn:maven
     echo "run-demo: ${tool%%:*} is required (Debian package ${tool##*:})" >&2; exit 1
   fi
 done
-if [[ ${E2E_RSM:-krabka} == krabka ]]; then
+if [[ ${E2E_RSM:-krabka} == krabka && -z ${E2E_PLUGIN_JAR:-} ]]; then
   command -v gradle >/dev/null || { [[ $(id -u) == 0 ]] && apt-get update -qq && apt-get install -y -qq gradle >/dev/null; } \
     || { echo "run-demo: gradle is required (Debian package gradle)" >&2; exit 1; }
   echo "building the plugin jar (gradle jar)"
   gradle -q jar
-  export E2E_RSM=krabka
 fi
+export E2E_RSM=${E2E_RSM:-krabka}
 E2E_KAFKA=newest e2e_setup_kafka
 e2e_select_plugin
 export E2E_WORK="$E2E_ROOT/build/demo"

@@ -25,9 +25,11 @@ fi
 export E2E_RSM=$rsm
 s3="${E2E_S3:-auto}"
 if [[ $rsm == krabka ]]; then
-  need gradle gradle
   need unzip unzip
-  gradle -q jar
+  if [[ -z ${E2E_PLUGIN_JAR:-} ]]; then
+    need gradle gradle
+    gradle -q jar
+  fi
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
   # its native library no longer refuses the object-store backends.
