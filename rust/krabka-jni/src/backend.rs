@@ -4,7 +4,7 @@ use {
     crate::{config::BackendConfig, error::BridgeError},
     krabka_remote_storage::{
         InmemoryRemoteLogMetadataManager, LocalTieredStorage, RemoteLogMetadataManager,
-        RemoteStorageManager, S3RemoteStorage,
+        RemoteStorageError, RemoteStorageManager,
     },
     std::sync::Arc,
 };
@@ -17,7 +17,13 @@ use {
 pub fn open_storage(config: BackendConfig) -> Result<Arc<dyn RemoteStorageManager>, BridgeError> {
     Ok(match config {
         BackendConfig::Filesystem { root } => Arc::new(LocalTieredStorage::new(root)),
-        BackendConfig::ObjectStore(store) => Arc::new(S3RemoteStorage::new(store)?),
+        BackendConfig::ObjectStore(_) => {
+            // TODO(objstore): S3RemoteStorage is on the objstore branch.
+            return Err(RemoteStorageError::Refused(
+                "the s3 and gcs backends are not in this build".to_owned(),
+            )
+            .into());
+        }
     })
 }
 
