@@ -68,7 +68,11 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowRemoteStorage {
         if let Err(drop_panic) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
             std::mem::forget(drop_panic);
         }
-        throw(env, ExceptionKind::Storage, &format!("native panic: {message}"))?;
+        throw(
+            env,
+            ExceptionKind::Storage,
+            &format!("native panic: {message}"),
+        )?;
         Ok(T::default())
     }
 }
@@ -108,7 +112,9 @@ fn classes(env: &mut Env<'_>) -> jni::errors::Result<&'static ExceptionClasses> 
     };
     // Another thread may have won the race; either value is the same classes.
     let _ = CLASSES.set(loaded);
-    CLASSES.get().ok_or(jni::errors::Error::NullPtr("exception classes"))
+    CLASSES
+        .get()
+        .ok_or(jni::errors::Error::NullPtr("exception classes"))
 }
 
 /// Whether `RetriableRemoteStorageException` exists in this broker.
@@ -131,7 +137,9 @@ fn throw(env: &mut Env<'_>, kind: ExceptionKind, message: &str) -> jni::errors::
             env.exception_clear();
             let _ = env.throw_new(
                 jni_str!("java/lang/IllegalStateException"),
-                JNIString::from(format!("{message} (Kafka's RemoteStorageException is not on the class path)")),
+                JNIString::from(format!(
+                    "{message} (Kafka's RemoteStorageException is not on the class path)"
+                )),
             );
             return Ok(());
         }

@@ -6,8 +6,8 @@
 //! every error names the configuration key, never a Rust field name.
 
 use {
-    krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config},
     krabka_object_store::{ObjectStoreConfigError, S3Credentials, Secret},
+    krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config},
     std::{path::PathBuf, time::Duration},
 };
 
@@ -125,7 +125,7 @@ pub enum BackendConfig {
         root: PathBuf,
     },
     /// An S3 or GCS bucket.
-    ObjectStore(ObjectStoreConfig),
+    ObjectStore(Box<ObjectStoreConfig>),
 }
 
 /// The entries, looked up by key.
@@ -161,7 +161,11 @@ impl Entries<'_> {
         }
     }
 
-    fn number<T: std::str::FromStr>(&self, key: &'static str, default: T) -> Result<T, ConfigError> {
+    fn number<T: std::str::FromStr>(
+        &self,
+        key: &'static str,
+        default: T,
+    ) -> Result<T, ConfigError> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => v.parse().map_err(|_| ConfigError::Invalid {
@@ -183,7 +187,10 @@ impl Entries<'_> {
 /// # Errors
 /// [`ConfigError`] naming the first bad key.
 pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, ConfigError> {
-    if let Some((key, _)) = entries.iter().find(|(k, _)| !KNOWN_KEYS.contains(&k.as_str())) {
+    if let Some((key, _)) = entries
+        .iter()
+        .find(|(k, _)| !KNOWN_KEYS.contains(&k.as_str()))
+    {
         return Err(ConfigError::Unknown { key: key.clone() });
     }
     let entries = Entries(entries);
@@ -191,8 +198,10 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
         "filesystem" => BackendConfig::Filesystem {
             root: PathBuf::from(entries.required(FILESYSTEM_ROOT, "filesystem")?),
         },
-        "s3" => BackendConfig::ObjectStore(ObjectStoreConfig::S3(s3_config(&entries)?)),
-        "gcs" => BackendConfig::ObjectStore(ObjectStoreConfig::Gcs(gcs_config(&entries)?)),
+        "s3" => BackendConfig::ObjectStore(Box::new(ObjectStoreConfig::S3(s3_config(&entries)?))),
+        "gcs" => {
+            BackendConfig::ObjectStore(Box::new(ObjectStoreConfig::Gcs(gcs_config(&entries)?)))
+        }
         other => {
             return Err(ConfigError::Invalid {
                 key: BACKEND,
@@ -239,7 +248,11 @@ fn s3_config(entries: &Entries<'_>) -> Result<S3Config, ConfigError> {
             });
         }
     };
-    tuning(entries, &mut config.multipart_threshold, &mut config.multipart_chunk_size)?;
+    tuning(
+        entries,
+        &mut config.multipart_threshold,
+        &mut config.multipart_chunk_size,
+    )?;
     config.max_retries = entries.number(MAX_RETRIES, config.max_retries)?;
     config.retry_timeout = entries.millis(RETRY_TIMEOUT_MS, config.retry_timeout)?;
     config.request_timeout = entries.millis(REQUEST_TIMEOUT_MS, config.request_timeout)?;
@@ -257,7 +270,11 @@ fn gcs_config(entries: &Entries<'_>) -> Result<GcsConfig, ConfigError> {
     config.application_credentials_path = entries
         .get(GCS_APPLICATION_CREDENTIALS_PATH)
         .map(PathBuf::from);
-    tuning(entries, &mut config.multipart_threshold, &mut config.multipart_chunk_size)?;
+    tuning(
+        entries,
+        &mut config.multipart_threshold,
+        &mut config.multipart_chunk_size,
+    )?;
     config.max_retries = entries.number(MAX_RETRIES, config.max_retries)?;
     config.retry_timeout = entries.millis(RETRY_TIMEOUT_MS, config.retry_timeout)?;
     config.request_timeout = entries.millis(REQUEST_TIMEOUT_MS, config.request_timeout)?;
@@ -376,8 +393,11 @@ mod tests {
             (REQUEST_TIMEOUT_MS, "1500"),
         ]))
         .unwrap();
-        let BackendConfig::ObjectStore(ObjectStoreConfig::S3(s3)) = config else {
+        let BackendConfig::ObjectStore(store) = config else {
             panic!("expected an S3 config, got {config:?}");
+        };
+        let ObjectStoreConfig::S3(s3) = *store else {
+            panic!("expected an S3 config, got {store:?}");
         };
         assert_eq!(s3.bucket, "tiered");
         assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:8333"));
@@ -457,11 +477,17 @@ mod tests {
             (GCS_SERVICE_ACCOUNT_PATH, "/etc/sa.json"),
         ]))
         .unwrap();
-        let BackendConfig::ObjectStore(ObjectStoreConfig::Gcs(gcs)) = config else {
+        let BackendConfig::ObjectStore(store) = config else {
             panic!("expected a GCS config, got {config:?}");
         };
+        let ObjectStoreConfig::Gcs(gcs) = *store else {
+            panic!("expected a GCS config, got {store:?}");
+        };
         assert_eq!(gcs.bucket, "tiered");
-        assert_eq!(gcs.service_account_path, Some(PathBuf::from("/etc/sa.json")));
+        assert_eq!(
+            gcs.service_account_path,
+            Some(PathBuf::from("/etc/sa.json"))
+        );
         assert!(gcs.allow_http);
     }
 }

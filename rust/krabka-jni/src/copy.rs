@@ -76,7 +76,10 @@ impl CopyOperation {
                 .topic
                 .starts_with(PANIC_TOPIC_PREFIX)
             {
-                panic!("injected panic copying {}", metadata.remote_log_segment_id());
+                panic!(
+                    "injected panic copying {}",
+                    metadata.remote_log_segment_id()
+                );
             }
             storage.copy_log_segment_data(metadata, segment)
         }));
@@ -148,6 +151,7 @@ mod tests {
     }
 
     impl RemoteStorageManager for Gate {
+        #[allow(clippy::panic_in_result_fn)] // The panic is the point of the test.
         fn copy_log_segment_data(
             &self,
             _: &RemoteLogSegmentMetadata,

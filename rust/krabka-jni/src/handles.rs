@@ -43,7 +43,9 @@ impl<T: ?Sized> Registry<T> {
     pub fn insert(&self, value: Arc<T>) -> i64 {
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
         let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
-        entries.get_or_insert_with(HashMap::new).insert(handle, value);
+        entries
+            .get_or_insert_with(HashMap::new)
+            .insert(handle, value);
         handle
     }
 
@@ -69,6 +71,11 @@ impl<T: ?Sized> Registry<T> {
     pub fn remove(&self, handle: i64) -> Option<Arc<T>> {
         let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
         entries.as_mut().and_then(|map| map.remove(&handle))
+    }
+
+    /// Whether no handle is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// How many handles are live.

@@ -15,6 +15,9 @@ pub fn as_jbytes(bytes: &[u8]) -> &[i8] {
 mod tests {
     #[test]
     fn bytes_keep_their_bit_patterns() {
-        assert_eq!(super::as_jbytes(&[0, 1, 127, 128, 255]), &[0, 1, 127, -128, -1]);
+        assert_eq!(
+            super::as_jbytes(&[0, 1, 127, 128, 255]),
+            &[0, 1, 127, -128, -1]
+        );
     }
 }

@@ -72,7 +72,9 @@ impl SegmentStream {
                 Ok(0) => *finished = true,
                 Ok(n) => filled += n,
                 Err(err) if err.kind() == ErrorKind::Interrupted => {}
-                Err(err) => return Err(RemoteStorageError::io("read", "remote segment stream", err).into()),
+                Err(err) => {
+                    return Err(RemoteStorageError::io("read", "remote segment stream", err).into());
+                }
             }
         }
         sink(buffer.get(..filled).unwrap_or_default())?;

@@ -5,8 +5,7 @@ use {
     crate::{
         RemoteLogMetadataManager, RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
         RemotePartitionDeleteMetadata, RemoteStorageError, Result, TopicIdPartition,
-        cache::RemoteLogMetadataCache,
-        dump::RlmmCacheDump,
+        cache::RemoteLogMetadataCache, dump::RlmmCacheDump,
     },
     krabka_ids::LeaderEpoch,
     std::{
@@ -176,7 +175,9 @@ impl InmemoryRemoteLogMetadataManager {
         }
         write(&self.partitions)
             .entry(partition.clone())
-            .or_insert_with(|| Arc::new(RwLock::new(RemoteLogMetadataCache::new(partition.clone()))))
+            .or_insert_with(|| {
+                Arc::new(RwLock::new(RemoteLogMetadataCache::new(partition.clone())))
+            })
             .clone()
     }
 

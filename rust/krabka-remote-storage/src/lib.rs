@@ -107,11 +107,11 @@ pub use {
         DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
         REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
     },
+    inmemory::InmemoryRemoteLogMetadataManager,
     krabka_object_store::{
         DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
         S3Config,
     },
-    inmemory::InmemoryRemoteLogMetadataManager,
     local::LocalTieredStorage,
     metadata::{
         CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,

@@ -78,7 +78,11 @@ fn pattern(position: u64) -> u8 {
 fn fetching_a_prefix_reads_and_allocates_only_the_prefix() {
     let dir = tempfile::tempdir().unwrap();
     let tier = LocalTieredStorage::new(dir.path().join("tier"));
-    let metadata = segment_metadata(&new_partition("streaming", 0), 0, usize::try_from(SEGMENT_LEN).unwrap());
+    let metadata = segment_metadata(
+        &new_partition("streaming", 0),
+        0,
+        usize::try_from(SEGMENT_LEN).unwrap(),
+    );
 
     // A 1 GiB sparse segment placed in the tier's layout: 2 MiB of pattern,
     // then a hole. (Copying it in would write a real GiB to disk.)

@@ -16,7 +16,9 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_nativeVersion<
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
 ) -> JString<'local> {
-    boundary::call(&mut env, |env| Ok(env.new_string(env!("CARGO_PKG_VERSION"))?))
+    boundary::call(&mut env, |env| {
+        Ok(env.new_string(env!("CARGO_PKG_VERSION"))?)
+    })
 }
 
 /// `int liveHandles(int kind)`: live handles of one kind (0 storage managers,

@@ -27,7 +27,9 @@ use {
 /// The bytes of a Java `byte[]` argument.
 fn bytes(env: &Env<'_>, array: &JByteArray<'_>) -> Result<Vec<u8>, BridgeError> {
     if array.is_null() {
-        return Err(BridgeError::InvalidArgument("a byte[] argument is null".to_owned()));
+        return Err(BridgeError::InvalidArgument(
+            "a byte[] argument is null".to_owned(),
+        ));
     }
     Ok(env.convert_byte_array(array)?)
 }

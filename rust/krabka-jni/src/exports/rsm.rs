@@ -107,7 +107,9 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_copyResult<'lo
     boundary::call(&mut env, |env| {
         let operation = COPIES.get(op)?;
         let result = operation.take_result().ok_or_else(|| {
-            BridgeError::InvalidArgument("the copy has not finished or its result was taken".to_owned())
+            BridgeError::InvalidArgument(
+                "the copy has not finished or its result was taken".to_owned(),
+            )
         })?;
         match result? {
             Some(custom) => Ok(env.byte_array_from_slice(custom.as_bytes())?),

@@ -115,13 +115,20 @@ fn update_of_an_unknown_segment_is_not_found() {
     let mut cache = RemoteLogMetadataCache::new(tp());
     for state in RemoteLogSegmentState::ALL {
         let err = cache.update(&upd(7, state, 0)).unwrap_err();
-        assert!(matches!(err, RemoteStorageError::NotFound { .. }), "{state:?}");
+        assert!(
+            matches!(err, RemoteStorageError::NotFound { .. }),
+            "{state:?}"
+        );
     }
 }
 
 #[test]
 fn every_transition_row_behaves_as_the_table_says() {
-    for from in [CopySegmentStarted, CopySegmentFinished, DeleteSegmentStarted] {
+    for from in [
+        CopySegmentStarted,
+        CopySegmentFinished,
+        DeleteSegmentStarted,
+    ] {
         for to in RemoteLogSegmentState::ALL {
             let mut cache = cache_in(from);
             let before = cache.list();
@@ -206,12 +213,20 @@ fn self_transition_refreshes_time_broker_and_given_custom_metadata() {
 fn leader_epoch_boundaries_inside_a_segment() {
     let cache = cache_in(CopySegmentFinished);
     for offset in [0, 1, 25, 49] {
-        assert_eq!(served(&cache, 0, offset), Some(1), "epoch 0 offset {offset}");
+        assert_eq!(
+            served(&cache, 0, offset),
+            Some(1),
+            "epoch 0 offset {offset}"
+        );
         assert_eq!(served(&cache, 1, offset), None, "epoch 1 offset {offset}");
     }
     for offset in [50, 51, 75, 99] {
         assert_eq!(served(&cache, 0, offset), None, "epoch 0 offset {offset}");
-        assert_eq!(served(&cache, 1, offset), Some(1), "epoch 1 offset {offset}");
+        assert_eq!(
+            served(&cache, 1, offset),
+            Some(1),
+            "epoch 1 offset {offset}"
+        );
     }
     for epoch in [0, 1, 2] {
         assert_eq!(served(&cache, epoch, -1), None);
@@ -225,7 +240,11 @@ fn leader_epoch_boundaries_inside_a_segment() {
 
 #[test]
 fn only_finished_segments_answer_lookups_but_all_live_ones_are_listed() {
-    for state in [CopySegmentStarted, CopySegmentFinished, DeleteSegmentStarted] {
+    for state in [
+        CopySegmentStarted,
+        CopySegmentFinished,
+        DeleteSegmentStarted,
+    ] {
         let cache = cache_in(state);
         let readable = state == CopySegmentFinished;
         assert_eq!(served(&cache, 0, 10).is_some(), readable, "{state:?}");
