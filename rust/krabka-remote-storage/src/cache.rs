@@ -36,6 +36,14 @@
 //! segment holds the offset in that epoch, and the answers depend only on
 //! the set of segments, so a restored dump answers like the original.
 //!
+//! # Highest offset of an epoch
+//!
+//! The end of the epoch's last served span: the highest offset of the epoch
+//! that a segment finished **now** holds, as the trait contract says. Kafka's
+//! cache instead remembers the highest end ever reached, even after those
+//! segments started deletion, and forgets it on restart; here the answer
+//! falls back when a segment leaves `CopySegmentFinished`.
+//!
 //! [`segment_for`]: RemoteLogMetadataCache::segment_for
 //! [`list`]: RemoteLogMetadataCache::list
 //! [`list_by_epoch`]: RemoteLogMetadataCache::list_by_epoch

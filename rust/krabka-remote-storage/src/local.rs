@@ -1,43 +1,5 @@
 //! `LocalTieredStorage`: a filesystem [`RemoteStorageManager`],
 //! byte-compatible with Apache Kafka's own `LocalTieredStorage`.
-//!
-//! # Layout
-//!
-//! ```text
-//! <root>/<topic>-<partition>-<topicId>/<offset:020>-<segmentId>.log
-//!                                     /<offset:020>-<segmentId>.index
-//!                                     /<offset:020>-<segmentId>.timeindex
-//!                                     /<offset:020>-<segmentId>.txnindex                 (when the broker has one)
-//!                                     /<offset:020>-<segmentId>.snapshot                 (when the broker has one)
-//!                                     /<offset:020>-<segmentId>.leader_epoch_checkpoint
-//! ```
-//!
-//! Kafka's `LocalTieredStorage` (the `RemoteTopicPartitionDirectory` and
-//! `RemoteLogSegmentFileset` test classes) uses the same names and suffixes,
-//! with `<remote.log.storage.local.dir>/kafka-tiered-storage` as its root
-//! ([`LocalTieredStorage::KAFKA_STORAGE_DIR_NAME`]): to share a tier with it,
-//! pass that directory as `root`. Two differences, neither of which a Kafka
-//! reader notices: Kafka skips the leader-epoch file when the checkpoint
-//! bytes are empty while this tier always writes it (possibly empty), and
-//! this tier never leaves a file of a failed copy behind.
-//!
-//! # Visibility
-//!
-//! Every file is published through the crate's staging helper (stage, fsync,
-//! rename, fsync the directory), so no file is ever partial under its final
-//! name. A copy publishes the indexes first and the `.log` **last**: a
-//! segment exists exactly when its `.log` does. [`fetch_log_segment`] opens
-//! only the `.log`, and [`fetch_index`] answers `NotFound` while the `.log`
-//! is absent, so a copy in progress, a failed copy or a crash mid-copy never
-//! shows a segment with missing indexes. A re-copy of an existing segment
-//! first removes its `.log`, hiding the old segment until the new one is
-//! complete (a failed re-copy leaves the segment absent, which Kafka treats
-//! like a failed copy). Kafka never re-copies under the same segment id
-//! (each attempt gets a new id), so the overlap where a concurrent index
-//! fetch sees a new index of a hidden segment does not arise in practice.
-//!
-//! [`fetch_log_segment`]: RemoteStorageManager::fetch_log_segment
-//! [`fetch_index`]: RemoteStorageManager::fetch_index
 
 use {
     crate::{
@@ -70,12 +32,52 @@ const COPY_ORDER: [IndexType; 5] = [
 ];
 
 /// A filesystem [`RemoteStorageManager`] storing each segment as plain files
-/// under `root`, in the layout of Kafka's own `LocalTieredStorage` (see the
-/// [module documentation](self) for the layout and the visibility rules).
+/// under `root`, in the layout of Kafka's own `LocalTieredStorage`.
 ///
 /// Thread-safe and stateless: every location derives from the segment
 /// metadata, so two instances on the same root (or a Kafka broker running
 /// Kafka's implementation on it) see the same segments.
+///
+/// # Layout
+///
+/// ```text
+/// <root>/<topic>-<partition>-<topicId>/<offset:020>-<segmentId>.log
+///                                     /<offset:020>-<segmentId>.index
+///                                     /<offset:020>-<segmentId>.timeindex
+///                                     /<offset:020>-<segmentId>.txnindex                 (when the broker has one)
+///                                     /<offset:020>-<segmentId>.snapshot                 (when the broker has one)
+///                                     /<offset:020>-<segmentId>.leader_epoch_checkpoint
+/// ```
+///
+/// Kafka's `LocalTieredStorage` (the `RemoteTopicPartitionDirectory` and
+/// `RemoteLogSegmentFileset` test classes) uses the same names and suffixes,
+/// with `<remote.log.storage.local.dir>/kafka-tiered-storage` as its root
+/// ([`LocalTieredStorage::KAFKA_STORAGE_DIR_NAME`]): to share a tier with it,
+/// pass that directory as `root`. Two differences, neither of which a Kafka
+/// reader notices: Kafka skips the leader-epoch file when the checkpoint
+/// bytes are empty while this tier always writes it (possibly empty), and
+/// this tier never leaves a file of a failed copy behind. A crash in the
+/// middle of a copy can leave a staging file (`.<file name>.<random>.tmp`)
+/// beside the segment's files: this tier never reads one, and deleting the
+/// segment removes it (Kafka's test-only `traverse` would reject the name).
+///
+/// # Visibility
+///
+/// Every file is published through the crate's staging helper (stage, fsync,
+/// rename, fsync the directory), so no file is ever partial under its final
+/// name. A copy publishes the indexes first and the `.log` **last**: a
+/// segment exists exactly when its `.log` does. [`fetch_log_segment`] opens
+/// only the `.log`, and [`fetch_index`] answers `NotFound` while the `.log`
+/// is absent, so a copy in progress, a failed copy or a crash mid-copy never
+/// shows a segment with missing indexes. A re-copy of an existing segment
+/// first removes its `.log`, hiding the old segment until the new one is
+/// complete (a failed re-copy leaves the segment absent, which Kafka treats
+/// like a failed copy). Kafka never re-copies under the same segment id
+/// (each attempt gets a new id), so the overlap where a concurrent index
+/// fetch sees a new index of a hidden segment does not arise in practice.
+///
+/// [`fetch_log_segment`]: RemoteStorageManager::fetch_log_segment
+/// [`fetch_index`]: RemoteStorageManager::fetch_index
 #[derive(Debug, Clone)]
 pub struct LocalTieredStorage {
     root: PathBuf,

@@ -437,3 +437,40 @@ fn a_missing_root_holds_no_segments() {
     assert!(!fx.root.exists());
     assert_eq!(fx.tier.root(), fx.root.as_path());
 }
+
+/// Deletes that empty the partition directory race with copies into it:
+/// every copy still succeeds and every copied segment stays complete.
+#[test]
+fn deletes_emptying_the_partition_race_safely_with_copies() {
+    let fx = fixture();
+    let partition = new_partition("race", 0);
+    std::thread::scope(|scope| {
+        for thread_no in 0..4_u64 {
+            let (tier, scratch, partition) = (&fx.tier, &fx.scratch, &partition);
+            scope.spawn(move || {
+                for round in 0..15_u64 {
+                    let seed = thread_no * 100 + round;
+                    let spec = SegmentSpec {
+                        log_len: 512,
+                        index_entries: 4,
+                        ..SegmentSpec::seeded(seed)
+                    };
+                    let segment = write_segment(scratch, &spec);
+                    let start = i64::try_from(seed).unwrap() * 1000;
+                    let metadata = segment_metadata(partition, start, segment.log.len());
+                    ok(tier.copy_log_segment_data(&metadata, &segment.data), "copy");
+                    assert_eq!(
+                        read_all(ok(tier.fetch_log_segment(&metadata, 0, None), "fetch")),
+                        segment.log
+                    );
+                    assert_eq!(
+                        ok(tier.fetch_index(&metadata, IndexType::LeaderEpoch), "epoch"),
+                        segment.leader_epoch
+                    );
+                    ok(tier.delete_log_segment_data(&metadata), "delete");
+                }
+            });
+        }
+    });
+    assert!(tree(&fx.root).is_empty(), "{:?}", tree(&fx.root));
+}

@@ -133,7 +133,7 @@ impl RemoteLogSegmentMetadata {
     /// # Errors
     /// [`RemoteStorageError::InvalidArgument`] when the leader-epoch map is
     /// empty, an offset is negative, `end_offset < start_offset`, the size is
-    /// negative, or a leader epoch starts outside `[start_offset, end_offset]`.
+    /// negative, or a leader epoch starts after `end_offset`.
     pub fn new(
         remote_log_segment_id: RemoteLogSegmentId,
         start_offset: i64,

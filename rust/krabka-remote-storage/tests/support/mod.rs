@@ -129,11 +129,7 @@ pub fn write_segment_with_log(dir: &Path, spec: &SegmentSpec, log: Vec<u8>) -> S
     let mut txn_index = Vec::new();
     for i in 0..entries {
         let relative = i * 10 + salt;
-        let position = if entries == 0 {
-            0
-        } else {
-            log_len / entries * i
-        };
+        let position = log_len.checked_div(entries).unwrap_or(0) * i;
         offset_index.extend_from_slice(&relative.to_be_bytes());
         offset_index.extend_from_slice(&position.to_be_bytes());
         let timestamp = 1_700_000_000_000_i64 + i64::from(i) * 1000 + i64::from(salt);
