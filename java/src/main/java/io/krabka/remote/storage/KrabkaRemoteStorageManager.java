@@ -76,6 +76,10 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
     public Optional<CustomMetadata> copyLogSegmentData(RemoteLogSegmentMetadata metadata,
             LogSegmentData data) throws RemoteStorageException {
         try {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new RemoteStorageException("Copy of " + metadata.remoteLogSegmentId()
+                        + " not started: the thread is interrupted", new InterruptedException());
+            }
             long op = NativeBridge.copyStart(handle(), Wire.metadata(metadata), path(data.logSegment()),
                     path(data.offsetIndex()), path(data.timeIndex()),
                     data.transactionIndex().map(KrabkaRemoteStorageManager::path).orElse(null),
