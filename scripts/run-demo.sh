@@ -23,7 +23,7 @@ if [[ ${E2E_RSM:-krabka} == krabka && -z ${E2E_PLUGIN_JAR:-} ]]; then
   command -v gradle >/dev/null || { [[ $(id -u) == 0 ]] && apt-get update -qq && apt-get install -y -qq gradle >/dev/null; } \
     || { echo "run-demo: gradle is required (Debian package gradle)" >&2; exit 1; }
   echo "building the plugin jar (gradle jar)"
-  gradle -q jar
+  gradle --no-daemon -q jar
 fi
 export E2E_RSM=${E2E_RSM:-krabka}
 E2E_KAFKA=newest e2e_setup_kafka

@@ -28,7 +28,7 @@ if [[ $rsm == krabka ]]; then
   need unzip unzip
   if [[ -z ${E2E_PLUGIN_JAR:-} ]]; then
     need gradle gradle
-    gradle -q jar
+    gradle --no-daemon -q jar
   fi
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
