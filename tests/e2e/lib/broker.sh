@@ -125,8 +125,9 @@ node_await() {
   before=$(cat "$dir/started.before")
   while :; do
     if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
-      echo "node $(basename "$dir") exited during start; last log lines:" >&2
-      tail -n 40 "$dir/logs/server.log" "$dir/logs/stdout.log" >&2 2>/dev/null
+      echo "node $(basename "$dir") exited during start; its first errors:" >&2
+      grep -m 3 -A 4 '^\[[^]]*\] ERROR' "$dir/logs/server.log" >&2 2>/dev/null
+      tail -n 5 "$dir/logs/stdout.log" >&2 2>/dev/null
       return 1
     fi
     now=0
