@@ -15,7 +15,8 @@ use {
 ///   [`WormError::MalformedSignature`];
 /// - **the manifest is not attested** — [`WormError::Unsigned`],
 ///   [`WormError::UntrustedKey`] (continuity may still hold, authorship is not proved);
-/// - **evidence of tampering** — [`WormError::SignatureInvalid`] and the chain
+/// - **evidence of tampering** — [`WormError::SignatureInvalid`],
+///   [`WormError::PublicKeyMismatch`] and the chain
 ///   breaks ([`WormError::ChainGap`], [`WormError::ChainReplay`],
 ///   [`WormError::ChainFork`], [`WormError::ChainHeadMismatch`],
 ///   [`WormError::ChainEpochMismatch`]);
@@ -88,6 +89,14 @@ pub enum WormError {
     /// The manifest is signed by a key id the trusted key set does not hold.
     #[error("manifest is signed by key `{key_id}`, which is not a trusted key")]
     UntrustedKey {
+        /// The key id named by the signature.
+        key_id: String,
+    },
+    /// The public key carried in the signature block is not the key trusted
+    /// under its key id. Verification never uses the carried key; a mismatch
+    /// is refused so that every byte of a manifest is accounted for.
+    #[error("the public key carried for key `{key_id}` is not the trusted key of that id")]
+    PublicKeyMismatch {
         /// The key id named by the signature.
         key_id: String,
     },

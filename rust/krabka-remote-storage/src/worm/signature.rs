@@ -39,7 +39,14 @@ pub fn manifest_signing_bytes(
 /// A manifest whose signature verified against a trusted key.
 ///
 /// Only [`verify_manifest_signature`] makes one, so code that takes a
-/// `VerifiedManifest` cannot be handed a manifest nobody checked.
+/// `VerifiedManifest` cannot be handed a manifest nobody checked:
+///
+/// ```compile_fail
+/// use krabka_remote_storage::{ChainHead, SegmentManifest, VerifiedManifest};
+/// fn forge(manifest: SegmentManifest) -> VerifiedManifest {
+///     VerifiedManifest { manifest, head: ChainHead::GENESIS }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedManifest {
     manifest: SegmentManifest,
@@ -84,14 +91,14 @@ impl VerifiedManifest {
 /// Checks `manifest`'s signature against the key `trusted` holds under the
 /// signature's key id, with strict Ed25519 verification (RFC 8032 plus the
 /// refusal of non-canonical `S` and of small-order `R` and keys, so no
-/// signature is malleable). The public key carried in the manifest is
-/// ignored.
+/// signature is malleable). The public key carried in the manifest is never
+/// used to verify; it must merely equal the trusted key.
 ///
 /// # Errors
 /// In the order checked: [`WormError::UnsupportedFormatVersion`],
 /// [`WormError::Unsigned`], [`WormError::InvalidKeyId`] /
 /// [`WormError::MalformedSignature`], [`WormError::UntrustedKey`],
-/// [`WormError::SignatureInvalid`].
+/// [`WormError::SignatureInvalid`], [`WormError::PublicKeyMismatch`].
 pub fn verify_manifest_signature(
     manifest: &SegmentManifest,
     trusted: &TrustedManifestKeys,
@@ -123,6 +130,11 @@ pub fn verify_manifest_signature(
     );
     key.verify_strict(&message, &signature_bytes)
         .map_err(|_| invalid())?;
+    if signature.public_key.as_bytes() != key.as_bytes() {
+        return Err(WormError::PublicKeyMismatch {
+            key_id: signature.key_id.clone(),
+        });
+    }
     Ok(VerifiedManifest {
         manifest: manifest.clone(),
         head,

@@ -164,9 +164,12 @@ mod tests {
         )
     }
 
+    /// A named change to a body.
+    type Mutation = (&'static str, fn(&mut ManifestBody));
+
     /// Every field of the body, one mutation each; each must change the
     /// canonical bytes and the head.
-    fn mutations() -> Vec<(&'static str, fn(&mut ManifestBody))> {
+    fn mutations() -> Vec<Mutation> {
         vec![
             ("format_version", |b| b.format_version += 1),
             ("topic", |b| b.segment.topic.push('x')),

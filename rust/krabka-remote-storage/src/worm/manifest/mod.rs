@@ -101,9 +101,9 @@ pub struct ManifestSignature {
     /// The id of the signing key; it is inside the signed bytes, so a
     /// signature cannot be moved to another key id.
     pub key_id: String,
-    /// The signer's raw 32-byte public key. **Informational only**: a
-    /// verifier looks the key up by `key_id` in its own trusted set and
-    /// never trusts this field.
+    /// The signer's raw 32-byte public key. **Never used to verify**: a
+    /// verifier looks the key up by `key_id` in its own trusted set, and
+    /// only refuses a manifest whose carried key differs from that one.
     pub public_key: HexBytes,
     /// The raw 64-byte Ed25519 signature.
     pub signature: HexBytes,
