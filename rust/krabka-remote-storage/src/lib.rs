@@ -89,6 +89,7 @@
 #![forbid(unsafe_code)]
 
 mod codec;
+pub mod diskless;
 mod error;
 mod metadata;
 mod metadata_manager;
