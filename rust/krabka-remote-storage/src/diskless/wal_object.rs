@@ -97,7 +97,7 @@ fn split<const N: usize>(bytes: &[u8]) -> ([u8; N], &[u8]) {
 /// use uuid::Uuid;
 /// let mut builder = WalObjectBuilder::new();
 /// let entry = builder.append_run(Uuid::from_u128(1), 0, 10, 12, b"batch bytes").unwrap();
-/// let object = builder.finish().unwrap();
+/// let object = builder.finish();
 /// let parsed = parse_wal_object(&object).unwrap();
 /// assert_eq!(parsed.entries().collect::<Vec<_>>(), vec![entry]);
 /// assert_eq!(parsed.run(&entry), Some(&b"batch bytes"[..]));
