@@ -90,6 +90,7 @@
 
 mod cache;
 mod codec;
+pub mod diskless;
 pub mod dump;
 mod error;
 mod fs_publish;
@@ -99,6 +100,7 @@ mod local;
 mod metadata;
 mod metadata_manager;
 mod storage_manager;
+mod worm;
 
 pub use {
     dump::{PartitionDump, RlmmCacheDump},
@@ -123,5 +125,13 @@ pub use {
         IndexType, LOG_FILE_SUFFIX, LogSegmentData, PartitionDirName, RemoteStorageManager,
         SegmentFileName, SegmentReader, decode_kafka_uuid, kafka_uuid, parse_partition_dir_name,
         parse_segment_file_name, partition_dir_name, segment_file_name,
+    },
+    worm::{
+        ChainHead, ChainStamp, ChainWalk, EpochId, HexBytes, MANIFEST_BODY_DOMAIN, MANIFEST_DOMAIN,
+        MANIFEST_FORMAT_VERSION, MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, ManifestBody, ManifestSeq,
+        ManifestSignature, ManifestSigner, ObjectEntry, SegmentIdentity, SegmentManifest,
+        Sha256Digest, TrustedManifestKeys, VerifiedManifest, WORM_CHAIN_RECORD_VERSION,
+        WormChainRecord, WormError, canonical_manifest_bytes, manifest_head,
+        manifest_signing_bytes, next_chain_stamp, verify_manifest_bytes, verify_manifest_signature,
     },
 };
