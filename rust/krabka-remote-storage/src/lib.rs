@@ -90,12 +90,19 @@
 
 mod codec;
 mod error;
+pub mod index;
 mod metadata;
 mod metadata_manager;
 mod storage_manager;
 
 pub use {
     error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
+    index::{
+        AbortedTxnIndexEntry, BytePosition, LogOffset, OffsetIndexEntry, RelativeOffset,
+        TimeIndexEntry, TimestampMs, end_position_for, first_batch_at_or_after,
+        first_record_at_or_after_timestamp, parse_offset_index, parse_time_index, parse_txn_index,
+        position_for_relative_offset, relative_offset_floor_for_timestamp, txn_overlaps,
+    },
     krabka_object_store::{
         DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
         S3Config,
