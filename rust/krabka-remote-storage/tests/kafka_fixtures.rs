@@ -55,13 +55,22 @@ struct Segment {
     offset_index_entries: Vec<OffsetEntry>,
     time_index_entries: Vec<TimeEntry>,
     aborted_txns: Vec<AbortedTxn>,
-    /// `[fetch_offset, upper_bound_offset, [producer ids]]`.
-    collect_aborted_txns: Vec<(i64, i64, Vec<i64>)>,
-    /// `[target, index floor offset, index floor position, [base, position, size] | null]`.
-    offset_lookups: Vec<(i64, i64, u32, Option<(i64, usize, usize)>)>,
-    /// `[target timestamp, starting offset, [offset, timestamp] | null]`.
-    timestamp_lookups: Vec<(i64, i64, Option<(i64, i64)>)>,
+    collect_aborted_txns: Vec<CollectLookup>,
+    offset_lookups: Vec<OffsetLookup>,
+    timestamp_lookups: Vec<TimestampLookup>,
 }
+
+/// `[fetch_offset, upper_bound_offset (exclusive), [producer ids]]`.
+type CollectLookup = (i64, i64, Vec<i64>);
+
+/// A batch Kafka found: `[base_offset, position, size]`.
+type FoundBatch = (i64, usize, usize);
+
+/// `[target, index floor offset, index floor position, found batch | null]`.
+type OffsetLookup = (i64, i64, u32, Option<FoundBatch>);
+
+/// `[target timestamp, starting offset, [offset, timestamp] | null]`.
+type TimestampLookup = (i64, i64, Option<(LogOffset, TimestampMs)>);
 
 #[derive(Debug, Deserialize)]
 struct Batch {
@@ -139,7 +148,11 @@ fn rel(segment: &Segment, offset: i64) -> u32 {
 #[test]
 fn fixtures_come_from_kafka_4() {
     let expected = expected();
-    assert!(expected.kafka_version.starts_with("4."), "{}", expected.kafka_version);
+    assert!(
+        expected.kafka_version.starts_with("4."),
+        "{}",
+        expected.kafka_version
+    );
     let names: Vec<_> = expected.segments.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["plain", "codecs", "txn"]);
 }
@@ -149,14 +162,21 @@ fn offset_indexes_match_kafka() {
     for segment in expected().segments {
         let bytes = read(&segment.offset_index);
         let entries = parse_offset_index(&bytes).unwrap();
-        let got: Vec<_> = entries.iter().map(|e| (e.relative_offset(), e.position())).collect();
+        let got: Vec<_> = entries
+            .iter()
+            .map(|e| (e.relative_offset(), e.position()))
+            .collect();
         let want: Vec<_> = segment
             .offset_index_entries
             .iter()
             .map(|e| (rel(&segment, e.offset), e.position))
             .collect();
         assert_eq!(got, want, "{}", segment.name);
-        assert!(!got.is_empty(), "{}: the fixture should exercise the index", segment.name);
+        assert!(
+            !got.is_empty(),
+            "{}: the fixture should exercise the index",
+            segment.name
+        );
     }
 }
 
@@ -165,7 +185,10 @@ fn time_indexes_match_kafka() {
     for segment in expected().segments {
         let bytes = read(&segment.time_index);
         let entries = parse_time_index(&bytes).unwrap();
-        let got: Vec<_> = entries.iter().map(|e| (e.timestamp(), e.relative_offset())).collect();
+        let got: Vec<_> = entries
+            .iter()
+            .map(|e| (e.timestamp(), e.relative_offset()))
+            .collect();
         let want: Vec<_> = segment
             .time_index_entries
             .iter()
@@ -256,7 +279,11 @@ fn batches_and_records_match_kafka() {
             assert_eq!(timestamp_type, want.timestamp_type, "{at}");
             assert_eq!(got.is_transactional(), want.is_transactional, "{at}");
             assert_eq!(got.is_control(), want.is_control, "{at}");
-            assert_eq!(got.partition_leader_epoch(), want.partition_leader_epoch, "{at}");
+            assert_eq!(
+                got.partition_leader_epoch(),
+                want.partition_leader_epoch,
+                "{at}"
+            );
             assert_eq!(got.producer_id(), want.producer_id, "{at}");
             assert_eq!(got.producer_epoch(), want.producer_epoch, "{at}");
             assert_eq!(got.base_sequence(), want.base_sequence, "{at}");
@@ -285,8 +312,11 @@ fn batches_and_records_match_kafka() {
                     .iter()
                     .map(|h| (String::from_utf8(h.key.to_vec()).unwrap(), h.value.map(hex)))
                     .collect();
-                let want_headers: Vec<_> =
-                    w.headers.iter().map(|h| (h.key.clone(), h.value.clone())).collect();
+                let want_headers: Vec<_> = w
+                    .headers
+                    .iter()
+                    .map(|h| (h.key.clone(), h.value.clone()))
+                    .collect();
                 assert_eq!(headers, want_headers, "{at}");
                 if let Some(kind) = &w.control_type {
                     let got_kind = r.control_type().unwrap();
@@ -361,7 +391,8 @@ fn find_by_timestamp(
     let offset_bytes = read(&segment.offset_index);
     let time_index = parse_time_index(&time_bytes).unwrap();
     let offset_index = parse_offset_index(&offset_bytes).unwrap();
-    let floor = segment.base_offset + i64::from(relative_offset_floor_for_timestamp(time_index, target));
+    let floor =
+        segment.base_offset + i64::from(relative_offset_floor_for_timestamp(time_index, target));
     let scan_from = floor.max(starting_offset);
     let rel = u32::try_from(scan_from - segment.base_offset).unwrap_or(u32::MAX);
     let start = usize::try_from(position_for_relative_offset(offset_index, rel)).unwrap();
@@ -375,7 +406,11 @@ fn timestamp_lookups_match_kafka() {
         let log = read(&segment.log);
         for &(target, starting_offset, want) in &segment.timestamp_lookups {
             let at = format!("{} ts {target} from {starting_offset}", segment.name);
-            assert_eq!(find_by_timestamp(&segment, &log, target, starting_offset), want, "{at}");
+            assert_eq!(
+                find_by_timestamp(&segment, &log, target, starting_offset),
+                want,
+                "{at}"
+            );
             assert_eq!(
                 first_record_at_or_after_timestamp(&log, starting_offset, target).unwrap(),
                 want,
@@ -384,7 +419,10 @@ fn timestamp_lookups_match_kafka() {
             found += usize::from(want.is_some());
         }
     }
-    assert!(found > 100, "the fixtures should exercise hits, got {found}");
+    assert!(
+        found > 100,
+        "the fixtures should exercise hits, got {found}"
+    );
 }
 
 #[test]
@@ -394,7 +432,9 @@ fn every_flipped_bit_in_a_batch_is_caught() {
         for batch in &segment.batches {
             // Every byte the CRC covers, sampled every 7 bytes in big batches.
             let end = batch.position + batch.size_in_bytes;
-            for at in (batch.position + 21..end).step_by(if batch.size_in_bytes > 2048 { 7 } else { 1 }) {
+            for at in
+                (batch.position + 21..end).step_by(if batch.size_in_bytes > 2048 { 7 } else { 1 })
+            {
                 let mut bad = log[batch.position..end].to_vec();
                 bad[at - batch.position] ^= 0x10;
                 assert!(
@@ -434,7 +474,11 @@ fn legacy_magic_is_refused() {
     assert_eq!(legacy.iter().map(|f| f.magic).collect::<Vec<_>>(), [0, 1]);
     for file in legacy {
         let bytes = read(&file.file);
-        assert_eq!(bytes[16], file.magic.cast_unsigned(), "Kafka puts the magic at byte 16");
+        assert_eq!(
+            bytes[16],
+            file.magic.cast_unsigned(),
+            "Kafka puts the magic at byte 16"
+        );
         let mut batches = record_batches(&bytes);
         assert!(matches!(
             batches.next(),

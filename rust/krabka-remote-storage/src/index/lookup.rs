@@ -77,10 +77,16 @@ pub fn end_position_for(
 /// A relative offset from which a scan for the first record with timestamp
 /// `>= target` can safely start.
 ///
-/// Walks the entries while their relative offsets strictly increase (a
-/// repeated or decreasing one marks preallocation padding or damage and
-/// ends the walk) and returns the relative offset of the last entry whose
-/// timestamp is strictly below `target`, or 0 if there is none.
+/// Walks the entries while their relative offsets do not decrease (a
+/// decreasing one marks preallocation padding or damage and ends the walk)
+/// and returns the relative offset of the last entry whose timestamp is
+/// strictly below `target`, or 0 if there is none.
+///
+/// The walk tolerates a repeated relative offset because Kafka's
+/// `TimeIndex` does (it refuses only a decrease), and
+/// [`parse_time_index`](super::parse_time_index) accepts what Kafka accepts.
+/// On every input without a repeated relative offset this is the same as
+/// stopping at the first entry that does not strictly increase.
 ///
 /// Why strictly below: an entry `(t, r)` promises that no record up to
 /// offset `base + r` has a timestamp above `t`. With `t < target` every
@@ -111,7 +117,7 @@ pub fn relative_offset_floor_for_timestamp(
     let mut previous: Option<RelativeOffset> = None;
     for entry in entries {
         let rel = entry.relative_offset();
-        if previous.is_some_and(|prev| rel <= prev) {
+        if previous.is_some_and(|prev| rel < prev) {
             break;
         }
         previous = Some(rel);
@@ -200,9 +206,19 @@ mod tests {
     }
 
     #[test]
-    fn timestamp_floor_stops_at_repeated_offset() {
+    fn timestamp_floor_walks_past_a_repeated_offset() {
         let entries = times(&[(1000, 5), (2000, 5), (3000, 9)]);
-        assert_eq!(relative_offset_floor_for_timestamp(&entries, 9999), 5);
+        assert_eq!(relative_offset_floor_for_timestamp(&entries, 9999), 9);
+        assert_eq!(relative_offset_floor_for_timestamp(&entries, 2500), 5);
+    }
+
+    #[test]
+    fn timestamp_floor_stops_at_a_decreasing_offset() {
+        let entries = times(&[(1000, 5), (2000, 8), (3000, 7), (4000, 9)]);
+        assert_eq!(relative_offset_floor_for_timestamp(&entries, 9999), 8);
+        // Zero padding after entries at relative offset 0 changes nothing.
+        let zeros = times(&[(1000, 0), (0, 0), (0, 0)]);
+        assert_eq!(relative_offset_floor_for_timestamp(&zeros, 5000), 0);
     }
 
     proptest! {
@@ -228,6 +244,22 @@ mod tests {
         }
 
         #[test]
+        fn timestamp_floor_is_exact_on_kafka_ordered_entries(
+            timestamps in proptest::collection::btree_set(any::<i64>(), 0..64),
+            mut rels in proptest::collection::vec(any::<u32>(), 64),
+            target in any::<i64>(),
+        ) {
+            rels.sort_unstable();
+            let entries: Vec<TimeIndexEntry> =
+                timestamps.into_iter().zip(rels).map(|(t, r)| TimeIndexEntry::new(t, r)).collect();
+            let linear = entries
+                .iter()
+                .rfind(|e| e.timestamp() < target)
+                .map_or(0, TimeIndexEntry::relative_offset);
+            prop_assert_eq!(relative_offset_floor_for_timestamp(&entries, target), linear);
+        }
+
+        #[test]
         fn position_lookup_matches_linear_floor(
             rels in proptest::collection::btree_set(any::<u32>(), 0..64),
             target in any::<u32>(),
@@ -236,8 +268,7 @@ mod tests {
                 rels.iter().map(|&r| OffsetIndexEntry::new(r, r / 2)).collect();
             let linear = entries
                 .iter()
-                .filter(|e| e.relative_offset() <= target)
-                .last()
+                .rfind(|e| e.relative_offset() <= target)
                 .map_or(0, OffsetIndexEntry::position);
             prop_assert_eq!(position_for_relative_offset(&entries, target), linear);
         }
