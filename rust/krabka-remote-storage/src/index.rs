@@ -38,6 +38,25 @@
 //! A reader fetches the segment from that position and calls
 //! [`first_batch_at_or_after`] on the bytes to find the batch holding the
 //! offset.
+//!
+//! # Malformed and out-of-order input
+//!
+//! - An index whose length is not a whole number of entries is refused,
+//!   as Kafka's `sanityCheck` refuses it.
+//! - Trailing all-zero entries of the offset and time indexes are
+//!   preallocation padding (Kafka zero-fills the index of the active
+//!   segment and trims it when the segment rolls) and are dropped.
+//! - Entries out of the order Kafka's writers enforce are refused, not
+//!   repaired: offset index relative offsets strictly increasing, time index
+//!   timestamps strictly increasing and relative offsets non-decreasing,
+//!   transaction index last offsets strictly increasing. A parsed slice is
+//!   therefore sorted and the lookups over it are exact.
+//! - The lookups also accept slices built by hand; on any slice they return
+//!   a value and never panic.
+//! - In `.log` bytes every problem — truncation, magic 0 or 1, a bad
+//!   length or CRC, a bad varint, a failed or oversized decompression, an
+//!   offset or timestamp that overflows — is an error naming the byte
+//!   position of the batch.
 
 mod batch;
 mod compression;

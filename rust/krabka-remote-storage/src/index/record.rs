@@ -154,7 +154,7 @@ impl<'r> Record<'r> {
             return Err(Corruption::RecordSizeMismatch {
                 index,
                 declared,
-                used: declared - c.remaining(),
+                used: declared.saturating_sub(c.remaining()),
             });
         }
         let offset =
@@ -281,7 +281,7 @@ impl<'r> RecordHeaders<'r> {
         for _ in 0..count {
             RecordHeader::decode(c, index)?;
         }
-        let used = start.len() - c.remaining();
+        let used = start.len().saturating_sub(c.remaining());
         Ok(Self {
             bytes: start.split_at(used).0,
             count,
