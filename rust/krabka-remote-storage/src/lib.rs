@@ -94,6 +94,7 @@ pub mod diskless;
 pub mod dump;
 mod error;
 mod fs_publish;
+pub mod index;
 mod index_cache;
 mod inmemory;
 mod local;
@@ -105,6 +106,12 @@ mod worm;
 pub use {
     dump::{PartitionDump, RlmmCacheDump},
     error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
+    index::{
+        AbortedTxnIndexEntry, BytePosition, LogOffset, OffsetIndexEntry, RelativeOffset,
+        TimeIndexEntry, TimestampMs, end_position_for, first_batch_at_or_after,
+        first_record_at_or_after_timestamp, parse_offset_index, parse_time_index, parse_txn_index,
+        position_for_relative_offset, relative_offset_floor_for_timestamp, txn_overlaps,
+    },
     index_cache::{
         DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
         REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
