@@ -90,19 +90,28 @@
 
 mod cache;
 mod codec;
+pub mod diskless;
 pub mod dump;
 mod error;
 mod fs_publish;
+pub mod index;
 mod index_cache;
 mod inmemory;
 mod local;
 mod metadata;
 mod metadata_manager;
 mod storage_manager;
+mod worm;
 
 pub use {
     dump::{PartitionDump, RlmmCacheDump},
     error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
+    index::{
+        AbortedTxnIndexEntry, BytePosition, LogOffset, OffsetIndexEntry, RelativeOffset,
+        TimeIndexEntry, TimestampMs, end_position_for, first_batch_at_or_after,
+        first_record_at_or_after_timestamp, parse_offset_index, parse_time_index, parse_txn_index,
+        position_for_relative_offset, relative_offset_floor_for_timestamp, txn_overlaps,
+    },
     index_cache::{
         DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
         REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
@@ -123,5 +132,13 @@ pub use {
         IndexType, LOG_FILE_SUFFIX, LogSegmentData, PartitionDirName, RemoteStorageManager,
         SegmentFileName, SegmentReader, decode_kafka_uuid, kafka_uuid, parse_partition_dir_name,
         parse_segment_file_name, partition_dir_name, segment_file_name,
+    },
+    worm::{
+        ChainHead, ChainStamp, ChainWalk, EpochId, HexBytes, MANIFEST_BODY_DOMAIN, MANIFEST_DOMAIN,
+        MANIFEST_FORMAT_VERSION, MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, ManifestBody, ManifestSeq,
+        ManifestSignature, ManifestSigner, ObjectEntry, SegmentIdentity, SegmentManifest,
+        Sha256Digest, TrustedManifestKeys, VerifiedManifest, WORM_CHAIN_RECORD_VERSION,
+        WormChainRecord, WormError, canonical_manifest_bytes, manifest_head,
+        manifest_signing_bytes, next_chain_stamp, verify_manifest_bytes, verify_manifest_signature,
     },
 };

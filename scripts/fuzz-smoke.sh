@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target in fuzz/ for a short time (FUZZ_SECONDS each, default 10), seeded with
+# the Kafka-written fixtures of tests/fixtures/kafka/. Needs the nightly toolchain; installs
+# cargo-fuzz from crates.io when it is missing. A crash fails the script and leaves the input under
+# fuzz/artifacts/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${FUZZ_SECONDS:-10}"
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal \
+    || { echo "fuzz-smoke: the nightly toolchain is required (rustup toolchain install nightly)"; exit 1; }
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fixtures=tests/fixtures/kafka
+seed() { # seed TARGET SUFFIX: copy every fixture file ending in SUFFIX into the target's seeds
+  mkdir -p "$work/corpus/$1" "$work/seeds/$1"
+  find "$fixtures" -type f -name "*$2" -exec cp --backup=numbered -t "$work/seeds/$1" {} +
+}
+seed offset_index .index
+seed time_index .timeindex
+seed txn_index .txnindex
+seed batch_scan .log
+
+cargo +nightly fuzz build --fuzz-dir fuzz
+for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
+  echo "fuzz-smoke: $target for ${seconds}s"
+  mkdir -p "$work/corpus/$target" "$work/seeds/$target"
+  # New inputs go to the first (scratch) corpus; the seeds stay untouched.
+  log="$work/$target.log"
+  status=0
+  cargo +nightly fuzz run --fuzz-dir fuzz "$target" "$work/corpus/$target" "$work/seeds/$target" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 >"$log" 2>&1 || status=$?
+  if (( status != 0 )); then
+    tail -n 80 "$log"
+    echo "fuzz-smoke: $target FAILED (exit $status); the input is under fuzz/artifacts/$target/"
+    exit "$status"
+  fi
+  grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+done
+echo "fuzz-smoke: all targets ran ${seconds}s without a crash"
