@@ -12,7 +12,9 @@ import java.security.MessageDigest;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -28,8 +30,8 @@ record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, Stri
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Override
-    public int segments(String topic) throws IOException, InterruptedException {
-        int count = 0;
+    public List<String> segmentNames(String topic) throws IOException, InterruptedException {
+        List<String> names = new ArrayList<>();
         String token = null;
         do {
             Map<String, String> query = new TreeMap<>();
@@ -46,13 +48,13 @@ record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, Stri
                 String key = keys.group(1).replace("&amp;", "&");
                 String relative = key.startsWith(prefix) ? key.substring(prefix.length()).replaceFirst("^/", "") : key;
                 if (Tier.isSegmentOf(relative, topic)) {
-                    count++;
+                    names.add(relative);
                 }
             }
             Matcher next = NEXT.matcher(body);
             token = body.contains("<IsTruncated>true</IsTruncated>") && next.find() ? next.group(1) : null;
         } while (token != null);
-        return count;
+        return names;
     }
 
     private String get(String path, Map<String, String> query) throws IOException, InterruptedException {

@@ -253,20 +253,30 @@ final class Steps {
     long deleteRecords(Tier tier) throws Exception {
         Offsets before = Offsets.of(admin, tp);
         long cut = Math.max(1, before.earliestLocal() * 3 / 5);
-        int remoteBefore = tier.segments(workload.topic);
+        List<Long> starts = tier.segmentStarts(workload.topic);
+        // Every segment that ends below the cut (the next one starts at or below it) must go.
+        int keep = 0;
+        for (int i = 0; i < starts.size(); i++) {
+            if (i + 1 >= starts.size() || starts.get(i + 1) > cut) {
+                keep++;
+            }
+        }
+        if (keep == starts.size()) {
+            throw new Mismatch("deleteRecords before " + cut + " would remove no segment of " + starts);
+        }
         admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(cut))).all().get();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (true) {
             Offsets o = Offsets.of(admin, tp);
             int remote = tier.segments(workload.topic);
-            if (o.earliest() == cut && remote < remoteBefore && remote > 0) {
-                say("deleteRecords before " + cut + ": " + o + "; segment files in the tier " + remoteBefore + " -> "
-                        + remote);
+            if (o.earliest() == cut && remote == keep) {
+                say("deleteRecords before " + cut + ": " + o + "; segment files in the tier " + starts.size() + " -> "
+                        + remote + " (every segment below the cut deleted)");
                 return cut;
             }
             if (System.nanoTime() > deadline) {
-                throw new Mismatch("deleteRecords before " + cut + " did not remove remote segments: " + o + "; "
-                        + remote + " of " + remoteBefore + " segment file(s) left");
+                throw new Mismatch("deleteRecords before " + cut + " did not remove the remote segments below it: "
+                        + o + "; " + remote + " segment file(s) left, expected " + keep + " of " + starts);
             }
             Thread.sleep(500);
         }

@@ -4,12 +4,34 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** Looks into the remote tier from outside the broker: how many segment files a topic has there. */
 interface Tier {
-    /** Number of segment objects ({@code *.log}) of the topic's partitions in the tier. */
-    int segments(String topic) throws IOException, InterruptedException;
+    /** Names (paths below the tier root) of the segment objects ({@code *.log}) of the topic's partitions. */
+    List<String> segmentNames(String topic) throws IOException, InterruptedException;
+
+    /** Number of segment objects of the topic's partitions in the tier. */
+    default int segments(String topic) throws IOException, InterruptedException {
+        return segmentNames(topic).size();
+    }
+
+    /**
+     * Start offsets of the topic's segments in the tier, sorted, from Kafka's file names
+     * {@code <startOffset:020>-<segmentId>.log}.
+     */
+    default List<Long> segmentStarts(String topic) throws IOException, InterruptedException {
+        List<Long> starts = new ArrayList<>();
+        for (String name : segmentNames(topic)) {
+            String file = name.substring(name.lastIndexOf('/') + 1);
+            starts.add(Long.parseLong(file.substring(0, 20)));
+        }
+        Collections.sort(starts);
+        return starts;
+    }
 
     /** {@code fs:<dir>} or {@code s3://<bucket>/<prefix>} (with {@code --s3-endpoint}). */
     static Tier parse(String spec, String s3Endpoint) {
@@ -34,16 +56,16 @@ interface Tier {
     /** A tier directory on the local filesystem. */
     record FsTier(Path root) implements Tier {
         @Override
-        public int segments(String topic) throws IOException {
+        public List<String> segmentNames(String topic) throws IOException {
             if (!Files.isDirectory(root)) {
-                return 0;
+                return List.of();
             }
             try (Stream<Path> files = Files.walk(root)) {
-                return (int) files.filter(Files::isRegularFile)
-                        .filter(p -> isSegmentOf(root.relativize(p).toString(), topic)).count();
+                return files.filter(Files::isRegularFile).map(p -> root.relativize(p).toString())
+                        .filter(p -> isSegmentOf(p, topic)).toList();
             } catch (java.io.UncheckedIOException e) {
-                // A file deleted while walking: count again.
-                return segments(topic);
+                // A file deleted while walking: look again.
+                return segmentNames(topic);
             }
         }
     }
