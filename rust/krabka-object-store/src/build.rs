@@ -242,13 +242,13 @@ fn readable_path(field: &'static str, path: &Path) -> Result<String, ObjectStore
         path: path.to_owned(),
         source,
     })?;
-    path.to_str()
-        .map(str::to_owned)
-        .ok_or_else(|| ObjectStoreBuildError::Config(ObjectStoreConfigError::Invalid {
+    path.to_str().map(str::to_owned).ok_or_else(|| {
+        ObjectStoreBuildError::Config(ObjectStoreConfigError::Invalid {
             field,
             value: path.display().to_string(),
             expected: "a UTF-8 path",
-        }))
+        })
+    })
 }
 
 fn build_local(root: &Path) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
@@ -364,7 +364,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("created");
         let runtime = tokio_runtime();
-        for config in [ObjectStoreConfig::Local { root }, ObjectStoreConfig::InMemory] {
+        for config in [
+            ObjectStoreConfig::Local { root },
+            ObjectStoreConfig::InMemory,
+        ] {
             let store = build_object_store(&config).unwrap();
             let path = ObjectPath::from("a/b");
             runtime.block_on(async {

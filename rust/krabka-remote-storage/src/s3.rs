@@ -270,14 +270,19 @@ impl RemoteStorageManager for S3RemoteStorage {
     }
 
     fn delete_log_segment_data(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
-        self.runtime
-            .block_on(delete::delete_segment(Arc::clone(&self.store), self.keys(metadata)))
+        self.runtime.block_on(delete::delete_segment(
+            Arc::clone(&self.store),
+            self.keys(metadata),
+        ))
     }
 }
 
 /// A configuration or client-construction failure, as the SPI's error.
 fn invalid_config(err: ObjectStoreBuildError) -> RemoteStorageError {
-    RemoteStorageError::InvalidArgument(format!("object store configuration: {err}{}", source_text(&err)))
+    RemoteStorageError::InvalidArgument(format!(
+        "object store configuration: {err}{}",
+        source_text(&err)
+    ))
 }
 
 fn source_text(err: &dyn std::error::Error) -> String {

@@ -68,8 +68,14 @@ fn classify_chain(err: &StoreError) -> Failure {
             use std::io::ErrorKind::*;
             if matches!(
                 io.kind(),
-                TimedOut | ConnectionReset | ConnectionAborted | ConnectionRefused | BrokenPipe
-                    | UnexpectedEof | Interrupted | NotConnected
+                TimedOut
+                    | ConnectionReset
+                    | ConnectionAborted
+                    | ConnectionRefused
+                    | BrokenPipe
+                    | UnexpectedEof
+                    | Interrupted
+                    | NotConnected
             ) {
                 return Failure::Transient;
             }
@@ -79,8 +85,8 @@ fn classify_chain(err: &StoreError) -> Failure {
                 404 if mentions(err, "NoSuchBucket") => Failure::NoSuchBucket,
                 404 => Failure::NotFound,
                 401 | 403 => Failure::AccessDenied,
-                408 | 429 | 500..=599 => Failure::Transient,
                 405 | 501 => Failure::Unsupported,
+                408 | 429 | 500..=599 => Failure::Transient,
                 _ => Failure::Permanent,
             };
         }
@@ -100,7 +106,10 @@ fn http_status(message: &str) -> Option<u16> {
     const MARKER: &str = "non-2xx status code: ";
     let start = message.find(MARKER)? + MARKER.len();
     let digits = message.get(start..start + 3)?;
-    digits.parse().ok().filter(|status| (100..600).contains(status))
+    digits
+        .parse()
+        .ok()
+        .filter(|status| (100..600).contains(status))
 }
 
 /// Whether any error in the chain mentions `needle` (an S3/GCS error code).
@@ -117,7 +126,11 @@ fn mentions(err: &StoreError, needle: &str) -> bool {
 
 /// Converts `err`, raised while doing `operation` on `resource`, into the
 /// crate's error.
-pub(crate) fn to_remote_error(err: StoreError, operation: &str, resource: &str) -> RemoteStorageError {
+pub(crate) fn to_remote_error(
+    err: StoreError,
+    operation: &str,
+    resource: &str,
+) -> RemoteStorageError {
     match classify(&err) {
         Failure::NotFound => RemoteStorageError::not_found(resource),
         Failure::NoSuchBucket => backend(
@@ -167,7 +180,9 @@ mod tests {
     #[test]
     fn statuses_are_read_from_the_message() {
         assert_eq!(
-            http_status("Error performing PUT x in 1s - Server returned non-2xx status code: 503 Service Unavailable: <Code>SlowDown</Code>"),
+            http_status(
+                "Error performing PUT x in 1s - Server returned non-2xx status code: 503 Service Unavailable: <Code>SlowDown</Code>"
+            ),
             Some(503)
         );
         assert_eq!(http_status("non-2xx status code: 5"), None);
@@ -184,7 +199,9 @@ mod tests {
             ("403 Forbidden", Failure::AccessDenied),
             ("501 Not Implemented", Failure::Unsupported),
         ] {
-            let err = generic(&format!("Server returned non-2xx status code: {status}: body"));
+            let err = generic(&format!(
+                "Server returned non-2xx status code: {status}: body"
+            ));
             assert_eq!(classify(&err), expected, "{status}");
         }
     }

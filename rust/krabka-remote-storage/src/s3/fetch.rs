@@ -17,7 +17,7 @@ pub(crate) enum Opened {
     /// The range is empty (`start` is the object's length).
     Empty,
     /// A reader over the range.
-    Reader(RangeReader),
+    Reader(Box<RangeReader>),
 }
 
 impl Opened {
@@ -25,7 +25,7 @@ impl Opened {
     pub(crate) fn into_segment_reader(self) -> SegmentReader {
         match self {
             Self::Empty => Box::new(std::io::empty()),
-            Self::Reader(reader) => Box::new(reader),
+            Self::Reader(reader) => reader,
         }
     }
 }
@@ -51,7 +51,10 @@ pub(crate) async fn open_range(
     let chunk = (tuning.fetch_chunk_size.max(1)) as u64;
     let wanted_end = end.map_or(u64::MAX, |end| end.saturating_add(1));
     let first_end = wanted_end.min(start.saturating_add(chunk));
-    match store.get_opts(&key, first_get_options(start..first_end)).await {
+    match store
+        .get_opts(&key, first_get_options(start..first_end))
+        .await
+    {
         Ok(first) => {
             let size = first.meta.size;
             let first_range = first.range.clone();
@@ -64,9 +67,16 @@ pub(crate) async fn open_range(
                 chunk_size: chunk,
                 parallelism: tuning.fetch_parallelism,
             };
-            Ok(Opened::Reader(RangeReader::start(source, first, first_range, end)))
+            Ok(Opened::Reader(Box::new(RangeReader::start(
+                source,
+                first,
+                first_range,
+                end,
+            ))))
         }
-        Err(err) if classify(&err) == Failure::NotFound => Err(RemoteStorageError::not_found(resource)),
+        Err(err) if classify(&err) == Failure::NotFound => {
+            Err(RemoteStorageError::not_found(resource))
+        }
         Err(err) => {
             // A range starting at or past the end is refused by the server
             // (416); the object's length tells an empty read from a bad one.
@@ -86,7 +96,11 @@ pub(crate) async fn open_range(
 }
 
 /// Reads a whole (small) object.
-pub(crate) async fn fetch_whole(store: Arc<dyn ObjectStore>, key: Path, resource: String) -> Result<Vec<u8>> {
+pub(crate) async fn fetch_whole(
+    store: Arc<dyn ObjectStore>,
+    key: Path,
+    resource: String,
+) -> Result<Vec<u8>> {
     let fetched = async { store.get(&key).await?.bytes().await }.await;
     fetched
         .map(|bytes| bytes.to_vec())

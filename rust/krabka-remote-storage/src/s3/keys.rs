@@ -60,7 +60,9 @@ impl SegmentKeys {
 mod tests {
     use {
         super::*,
-        crate::{RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition},
+        crate::{
+            RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
+        },
         krabka_ids::LeaderEpoch,
         std::collections::BTreeMap,
         uuid::Uuid,

@@ -101,7 +101,12 @@ impl RangeReader {
     /// Starts streaming `first` (the answer to the first ranged GET, which
     /// covers `first_range`) and prepares the rest of `[first_range.start,
     /// end)`.
-    pub(crate) fn start(source: Source, first: GetResult, first_range: Range<u64>, end: u64) -> Self {
+    pub(crate) fn start(
+        source: Source,
+        first: GetResult,
+        first_range: Range<u64>,
+        end: u64,
+    ) -> Self {
         let (sender, frames) = mpsc::channel();
         let credits = Arc::new(Semaphore::new(FRAME_CREDITS));
         let task_credits = Arc::clone(&credits);
@@ -146,7 +151,10 @@ impl RangeReader {
             && ((reading_on && self.pending.len() < self.source.parallelism.max(1))
                 || (force && self.pending.is_empty()))
         {
-            let range = self.next_start..self.end.min(self.next_start.saturating_add(self.source.chunk_size));
+            let range = self.next_start
+                ..self
+                    .end
+                    .min(self.next_start.saturating_add(self.source.chunk_size));
             self.next_start = range.end;
             self.pending.push_back(spawn_chunk(&self.source, range));
         }
@@ -178,7 +186,10 @@ impl RangeReader {
             Ok(Ok(bytes)) => Err(truncated(&self.source.key, bytes.len() as u64, chunk.len)),
             Ok(Err(err)) => Err(err),
             Err(mpsc::RecvError) => Err(RemoteStorageError::Backend {
-                message: format!("the task fetching a chunk of {} ended without a result", self.source.key),
+                message: format!(
+                    "the task fetching a chunk of {} ended without a result",
+                    self.source.key
+                ),
                 source: None,
             }),
         }
@@ -276,11 +287,9 @@ fn spawn_chunk(source: &Source, range: Range<u64>) -> PendingChunk {
             ..GetOptions::default()
         };
         pin.apply(&mut options);
-        let fetched = async {
-            store.get_opts(&key, options).await?.bytes().await
-        }
-        .await
-        .map_err(|e| to_remote_error(e, "ranged read of", key.as_ref()));
+        let fetched = async { store.get_opts(&key, options).await?.bytes().await }
+            .await
+            .map_err(|e| to_remote_error(e, "ranged read of", key.as_ref()));
         let _ = sender.send(fetched);
     });
     PendingChunk {

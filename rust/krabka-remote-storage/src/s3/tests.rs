@@ -2,17 +2,14 @@
 
 use {
     super::*,
-    crate::{
-        RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
-    },
+    crate::{RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition},
     async_trait::async_trait,
     bytes::Bytes,
     futures_util::{StreamExt, stream::BoxStream},
     krabka_ids::LeaderEpoch,
     object_store::{
         CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta,
-        ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart,
-        memory::InMemory,
+        PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart, memory::InMemory,
     },
     std::{
         collections::BTreeMap,
@@ -97,8 +94,9 @@ impl MultipartUpload for InstrumentedUpload {
             if stats.fail_part.load(SeqCst) == number {
                 return Err(object_store::Error::Generic {
                     store: "test",
-                    source: "Server returned non-2xx status code: 503 Service Unavailable: SlowDown"
-                        .into(),
+                    source:
+                        "Server returned non-2xx status code: 503 Service Unavailable: SlowDown"
+                            .into(),
                 });
             }
             inner.await
@@ -139,7 +137,11 @@ impl ObjectStore for Instrumented {
         }))
     }
 
-    async fn get_opts(&self, location: &Path, options: GetOptions) -> object_store::Result<GetResult> {
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
         let number = self.stats.gets.fetch_add(1, SeqCst);
         // Counts a GET dropped before it answered.
         struct Dropped<'a>(&'a AtomicUsize, bool);
@@ -175,7 +177,12 @@ impl ObjectStore for Instrumented {
         self.inner.list_with_delimiter(prefix).await
     }
 
-    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> object_store::Result<()> {
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
         self.inner.copy_opts(from, to, options).await
     }
 }
@@ -255,16 +262,26 @@ fn copy_then_fetch_round_trips_under_the_prefix() {
     f.tier
         .copy_log_segment_data(&md, &segment(f.dir.path(), &log, true))
         .unwrap();
-    assert_eq!(read_all(f.tier.fetch_log_segment(&md, 0, None).unwrap()), log);
+    assert_eq!(
+        read_all(f.tier.fetch_log_segment(&md, 0, None).unwrap()),
+        log
+    );
     assert_eq!(
         read_all(f.tier.fetch_log_segment(&md, 10, Some(19)).unwrap()),
         log[10..20]
     );
     assert_eq!(
-        read_all(f.tier.fetch_log_segment(&md, 4990, Some(1_000_000)).unwrap()),
+        read_all(
+            f.tier
+                .fetch_log_segment(&md, 4990, Some(1_000_000))
+                .unwrap()
+        ),
         log[4990..]
     );
-    assert_eq!(f.tier.fetch_index(&md, IndexType::Offset).unwrap(), pattern(80, 1));
+    assert_eq!(
+        f.tier.fetch_index(&md, IndexType::Offset).unwrap(),
+        pattern(80, 1)
+    );
     assert_eq!(
         f.tier.fetch_index(&md, IndexType::Transaction).unwrap(),
         pattern(40, 3)
@@ -289,9 +306,9 @@ fn copy_then_fetch_round_trips_under_the_prefix() {
         .unwrap();
     assert_eq!(listed.len(), 6, "{listed:?}");
     assert!(
-        listed
-            .iter()
-            .all(|key| key.starts_with("tier/orders-3-AAAAAAAAAAAAAAAAAAAABw/00000000000000000100-")),
+        listed.iter().all(
+            |key| key.starts_with("tier/orders-3-AAAAAAAAAAAAAAAAAAAABw/00000000000000000100-")
+        ),
         "{listed:?}"
     );
 }
@@ -306,7 +323,10 @@ fn range_edges_follow_the_contract() {
         .unwrap();
     assert!(read_all(f.tier.fetch_log_segment(&md, 100, None).unwrap()).is_empty());
     assert!(read_all(f.tier.fetch_log_segment(&md, 100, Some(200)).unwrap()).is_empty());
-    assert_eq!(read_all(f.tier.fetch_log_segment(&md, 99, Some(99)).unwrap()), [log[99]]);
+    assert_eq!(
+        read_all(f.tier.fetch_log_segment(&md, 99, Some(99)).unwrap()),
+        [log[99]]
+    );
     assert!(matches!(
         f.tier.fetch_log_segment(&md, 101, None),
         Err(RemoteStorageError::InvalidArgument(_))
@@ -375,10 +395,16 @@ fn large_files_stream_as_multipart_with_bounded_parts_in_flight() {
     tier.copy_log_segment_data(&md, &segment(f.dir.path(), &log, false))
         .unwrap();
     let stats = &f.store.stats;
-    assert_eq!(stats.parts.load(SeqCst), (1000 * KIB + 7).div_ceil(16 * KIB));
+    assert_eq!(
+        stats.parts.load(SeqCst),
+        (1000 * KIB + 7).div_ceil(16 * KIB)
+    );
     assert_eq!(stats.completes.load(SeqCst), 1);
     assert_eq!(stats.aborts.load(SeqCst), 0);
-    assert!(stats.max_parts_in_flight.load(SeqCst) > 1, "parts never overlapped");
+    assert!(
+        stats.max_parts_in_flight.load(SeqCst) > 1,
+        "parts never overlapped"
+    );
     assert!(stats.max_parts_in_flight.load(SeqCst) <= 3);
     assert!(stats.max_part_bytes_in_flight.load(SeqCst) <= 3 * 16 * KIB);
     assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), log);
@@ -387,27 +413,37 @@ fn large_files_stream_as_multipart_with_bounded_parts_in_flight() {
 #[test]
 fn the_threshold_is_inclusive() {
     let f = fixture();
-    let tier = f.tier.with_multipart_tuning(100, 40);
+    // Every index of the fixture is below 200 bytes.
+    let tier = f.tier.with_multipart_tuning(200, 80);
     let md = metadata(6);
-    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &pattern(99, 1), false))
+    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &pattern(199, 1), false))
         .unwrap();
     assert_eq!(f.store.stats.parts.load(SeqCst), 0);
-    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &pattern(100, 1), false))
+    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &pattern(200, 1), false))
         .unwrap();
     assert_eq!(f.store.stats.parts.load(SeqCst), 3);
-    assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), pattern(100, 1));
+    assert_eq!(
+        read_all(tier.fetch_log_segment(&md, 0, None).unwrap()),
+        pattern(200, 1)
+    );
 }
 
 #[test]
 fn a_failed_part_aborts_the_upload_and_leaves_no_log() {
     let f = fixture();
     f.store.stats.fail_part.store(4, SeqCst);
-    let tier = f.tier.with_multipart_tuning(1024, 256).with_upload_concurrency(2);
+    let tier = f
+        .tier
+        .with_multipart_tuning(1024, 256)
+        .with_upload_concurrency(2);
     let md = metadata(7);
     let err = tier
         .copy_log_segment_data(&md, &segment(f.dir.path(), &pattern(4096, 2), false))
         .unwrap_err();
-    assert!(matches!(err, RemoteStorageError::Retryable { .. }), "{err:?}");
+    assert!(
+        matches!(err, RemoteStorageError::Retryable { .. }),
+        "{err:?}"
+    );
     assert_eq!(f.store.stats.aborts.load(SeqCst), 1);
     assert_eq!(f.store.stats.completes.load(SeqCst), 0);
     assert!(matches!(
@@ -417,14 +453,21 @@ fn a_failed_part_aborts_the_upload_and_leaves_no_log() {
     f.store.stats.fail_part.store(0, SeqCst);
     tier.copy_log_segment_data(&md, &segment(f.dir.path(), &pattern(4096, 2), false))
         .unwrap();
-    assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), pattern(4096, 2));
+    assert_eq!(
+        read_all(tier.fetch_log_segment(&md, 0, None).unwrap()),
+        pattern(4096, 2)
+    );
 }
 
 #[test]
 fn a_cancelled_copy_stops_and_aborts() {
     let f = fixture();
     f.store.stats.part_delay_ms.store(50, SeqCst);
-    let tier = Arc::new(f.tier.with_multipart_tuning(1024, 1024).with_upload_concurrency(2));
+    let tier = Arc::new(
+        f.tier
+            .with_multipart_tuning(1024, 1024)
+            .with_upload_concurrency(2),
+    );
     let md = metadata(8);
     let data = segment(f.dir.path(), &pattern(200 * 1024, 3), false);
     let token = CancellationToken::new();
@@ -485,14 +528,21 @@ fn dropping_a_reader_cancels_its_prefetches() {
     let mut head = vec![0; 40 * KIB];
     reader.read_exact(&mut head).unwrap();
     assert_eq!(head, log[..40 * KIB]);
-    // Past half of the first chunk: exactly `parallelism` prefetches started.
+    // Past half of the first chunk: exactly `parallelism` prefetches start.
+    eventually(|| f.store.stats.gets.load(SeqCst) > 3);
+    std::thread::sleep(Duration::from_millis(50));
     assert_eq!(f.store.stats.gets.load(SeqCst), 1 + 3);
     drop(reader);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while f.store.stats.gets_dropped.load(SeqCst) < 3 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually(|| f.store.stats.gets_dropped.load(SeqCst) >= 3);
     assert_eq!(f.store.stats.gets_dropped.load(SeqCst), 3);
+}
+
+/// Waits up to five seconds for `condition`.
+fn eventually(condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !condition() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 #[test]
@@ -512,7 +562,12 @@ fn a_long_range_reads_through_parallel_chunks_in_order() {
     );
 }
 
-fn shared_fixture() -> (Arc<S3RemoteStorage>, RemoteLogSegmentMetadata, Vec<u8>, tempfile::TempDir) {
+fn shared_fixture() -> (
+    Arc<S3RemoteStorage>,
+    RemoteLogSegmentMetadata,
+    Vec<u8>,
+    tempfile::TempDir,
+) {
     let f = fixture();
     let md = metadata(12);
     let log = pattern(64 * KIB, 1);
@@ -531,7 +586,10 @@ fn the_sync_api_works_inside_a_current_thread_runtime() {
         .unwrap();
     outer.block_on(async {
         assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), log);
-        assert_eq!(tier.fetch_index(&md, IndexType::Transaction).unwrap(), pattern(40, 3));
+        assert_eq!(
+            tier.fetch_index(&md, IndexType::Transaction).unwrap(),
+            pattern(40, 3)
+        );
     });
 }
 

@@ -8,19 +8,17 @@
 //! parts are left behind (as far as the server can still be reached).
 
 use {
-    super::{CancellationToken, errors::to_remote_error, tuning::{MAX_PARTS, Tuning}},
+    super::{
+        CancellationToken,
+        errors::to_remote_error,
+        tuning::{MAX_PARTS, Tuning},
+    },
     crate::{RemoteStorageError, Result},
     bytes::Bytes,
     object_store::{
         MultipartUpload, ObjectStore, PutMultipartOptions, PutOptions, PutPayload, path::Path,
     },
-    std::{
-        fs::File,
-        future::Future,
-        io::Read,
-        path::PathBuf,
-        sync::Arc,
-    },
+    std::{fs::File, future::Future, io::Read, path::PathBuf, sync::Arc},
     tokio::{sync::Semaphore, task::JoinSet},
 };
 
@@ -112,11 +110,9 @@ async fn upload_multipart(
     let outcome = match sent {
         Ok(()) => {
             cancellable(cancel, key, async {
-                upload
-                    .complete()
-                    .await
-                    .map(drop)
-                    .map_err(|e| to_remote_error(e, "completion of multipart upload of", key.as_ref()))
+                upload.complete().await.map(drop).map_err(|e| {
+                    to_remote_error(e, "completion of multipart upload of", key.as_ref())
+                })
             })
             .await
         }
