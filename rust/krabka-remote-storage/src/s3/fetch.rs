@@ -74,13 +74,11 @@ pub(crate) async fn open_range(
                 end,
             ))))
         }
-        Err(err) if classify(&err) == Failure::NotFound => {
-            Err(RemoteStorageError::not_found(resource))
-        }
-        Err(err) => {
+        Err(err) => match classify(&err) {
+            Failure::NotFound => Err(RemoteStorageError::not_found(resource)),
             // A range starting at or past the end is refused by the server
             // (416); the object's length tells an empty read from a bad one.
-            match store.head(&key).await {
+            Failure::Permanent => match store.head(&key).await {
                 Ok(meta) if start == meta.size => Ok(Opened::Empty),
                 Ok(meta) if start > meta.size => Err(RemoteStorageError::InvalidArgument(format!(
                     "start_position {start} is past the end of {resource} ({} bytes)",
@@ -90,8 +88,9 @@ pub(crate) async fn open_range(
                     Err(RemoteStorageError::not_found(resource))
                 }
                 _ => Err(to_remote_error(err, "read of", &resource)),
-            }
-        }
+            },
+            _ => Err(to_remote_error(err, "read of", &resource)),
+        },
     }
 }
 

@@ -1,0 +1,240 @@
+//! Shared helpers of the object-store integration tests: which servers the
+//! stage script started (from environment variables), the skip-or-fail rule,
+//! segment fixtures, and a fault-injecting TCP proxy.
+//!
+//! # Skipping
+//!
+//! `scripts/test.d/50-object-store.sh` starts the servers on loopback, exports
+//! their addresses and sets `KRABKA_REQUIRE_SERVERS=1`; then a missing server
+//! fails the test. A plain `cargo test` has no servers: each such test prints
+//! `SKIPPED <test>: …` straight to the terminal (not through the captured
+//! test output) and returns.
+
+#![allow(dead_code, missing_docs)]
+
+pub mod proxy;
+
+use {
+    bytes::Bytes,
+    krabka_ids::LeaderEpoch,
+    krabka_object_store::{GcsConfig, S3Config, S3Credentials, Secret},
+    krabka_remote_storage::{
+        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteLogSegmentState, SegmentReader, TopicIdPartition,
+    },
+    std::{
+        collections::BTreeMap,
+        io::{Read, Write},
+        path::{Path, PathBuf},
+        time::Duration,
+    },
+    uuid::Uuid,
+};
+
+/// Environment variable that turns a missing server into a failure.
+pub const REQUIRE: &str = "KRABKA_REQUIRE_SERVERS";
+
+/// An S3 server the stage script started.
+#[derive(Debug, Clone)]
+pub struct S3Server {
+    pub endpoint: String,
+    pub bucket: String,
+    pub access_key: String,
+    pub secret_key: String,
+    pub region: String,
+}
+
+impl S3Server {
+    /// A tier configuration with explicit keys and short retries.
+    pub fn config(&self) -> S3Config {
+        let mut config = S3Config::new(&self.bucket, &self.region);
+        config.endpoint = Some(self.endpoint.clone());
+        config.allow_http = true;
+        config.path_style = true;
+        config.credentials = S3Credentials::Static {
+            access_key_id: self.access_key.clone(),
+            secret_access_key: Secret::new(&self.secret_key),
+            session_token: None,
+        };
+        config.max_retries = 2;
+        config.retry_timeout = Duration::from_secs(10);
+        config.request_timeout = Duration::from_secs(20);
+        config.connect_timeout = Duration::from_secs(2);
+        config
+    }
+}
+
+/// A GCS server the stage script started.
+#[derive(Debug, Clone)]
+pub struct GcsServer {
+    pub endpoint: String,
+    pub bucket: String,
+}
+
+impl GcsServer {
+    /// A tier configuration with an emulator key (OAuth off) and short retries.
+    pub fn config(&self) -> GcsConfig {
+        let mut config = GcsConfig::new(&self.bucket);
+        config.endpoint = Some(self.endpoint.clone());
+        config.allow_http = true;
+        config.service_account_key = Some(Secret::new(
+            r#"{"private_key":"unused","private_key_id":"unused","client_email":"test@example.com","disable_oauth":true}"#,
+        ));
+        config.max_retries = 2;
+        config.retry_timeout = Duration::from_secs(10);
+        config.request_timeout = Duration::from_secs(20);
+        config.connect_timeout = Duration::from_secs(2);
+        config
+    }
+}
+
+/// Prints a skip notice to the real stderr (bypassing the test harness's
+/// capture) or, when servers are required, fails the test.
+pub fn skip_or_fail(test: &str, missing: &str) {
+    if std::env::var(REQUIRE).is_ok_and(|value| value == "1") {
+        panic!(
+            "{test}: {REQUIRE}=1 but {missing} is not set; the stage script did not start the server"
+        );
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(
+        stderr,
+        "SKIPPED {test}: {missing} is not set (run scripts/test.d/50-object-store.sh to start the servers)"
+    );
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
+}
+
+fn s3_from_env(test: &str, prefix: &str) -> Option<S3Server> {
+    let endpoint_var = format!("{prefix}_ENDPOINT");
+    let Some(endpoint) = env(&endpoint_var) else {
+        skip_or_fail(test, &endpoint_var);
+        return None;
+    };
+    Some(S3Server {
+        endpoint,
+        bucket: env(&format!("{prefix}_BUCKET")).unwrap_or_else(|| "test".to_owned()),
+        access_key: env(&format!("{prefix}_ACCESS_KEY")).unwrap_or_else(|| "test".to_owned()),
+        secret_key: env(&format!("{prefix}_SECRET_KEY"))
+            .unwrap_or_else(|| "testtesttest".to_owned()),
+        region: env(&format!("{prefix}_REGION")).unwrap_or_else(|| "us-east-1".to_owned()),
+    })
+}
+
+/// SeaweedFS (SigV4 checked, conditional writes, Object Lock).
+pub fn seaweedfs(test: &str) -> Option<S3Server> {
+    s3_from_env(test, "KRABKA_S3")
+}
+
+/// The second S3 server, without conditional writes or Object Lock (s3s-fs).
+pub fn plain_s3(test: &str) -> Option<S3Server> {
+    s3_from_env(test, "KRABKA_S3_PLAIN")
+}
+
+fn gcs_from_env(test: &str, prefix: &str) -> Option<GcsServer> {
+    let endpoint_var = format!("{prefix}_ENDPOINT");
+    let Some(endpoint) = env(&endpoint_var) else {
+        skip_or_fail(test, &endpoint_var);
+        return None;
+    };
+    Some(GcsServer {
+        endpoint,
+        bucket: env(&format!("{prefix}_BUCKET")).unwrap_or_else(|| "test".to_owned()),
+    })
+}
+
+/// The in-repo GCS protocol server (XML writes, JSON bucket endpoints).
+pub fn gcs(test: &str) -> Option<GcsServer> {
+    gcs_from_env(test, "KRABKA_GCS")
+}
+
+/// fake-gcs-server (reads, lists and deletes only through the XML API).
+pub fn fake_gcs(test: &str) -> Option<GcsServer> {
+    gcs_from_env(test, "KRABKA_FAKE_GCS")
+}
+
+/// A unique key prefix per test run, so runs never see each other's data.
+pub fn unique_prefix(test: &str) -> String {
+    format!("it/{test}/{}", Uuid::new_v4().simple())
+}
+
+/// Metadata of a fresh segment of partition `orders-0`.
+pub fn metadata(size: usize) -> RemoteLogSegmentMetadata {
+    let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
+    RemoteLogSegmentMetadata::new(
+        RemoteLogSegmentId::new(tp, Uuid::new_v4()),
+        0,
+        99,
+        0,
+        1,
+        0,
+        RemoteLogSegmentDetails::new(
+            i32::try_from(size).unwrap_or(i32::MAX),
+            RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(LeaderEpoch(0), 0)]),
+        ),
+    )
+    .unwrap()
+}
+
+/// Deterministic, position-dependent bytes.
+pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u64).wrapping_mul(2_654_435_761).to_le_bytes()[1] ^ seed)
+        .collect()
+}
+
+/// Segment files in `dir` with a `log_len`-byte log (written in 1 MiB
+/// pieces, never whole in memory) and small indexes.
+pub fn segment(dir: &Path, log_len: usize, with_txn: bool) -> LogSegmentData {
+    let log = dir.join("seg.log");
+    let mut file = std::fs::File::create(&log).unwrap();
+    let mut written = 0;
+    while written < log_len {
+        let piece = (log_len - written).min(1 << 20);
+        file.write_all(&pattern_at(written, piece)).unwrap();
+        written += piece;
+    }
+    let write = |name: &str, bytes: &[u8]| -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    LogSegmentData {
+        log_segment: log,
+        offset_index: write("seg.index", &pattern(800, 1)),
+        time_index: write("seg.timeindex", &pattern(1200, 2)),
+        transaction_index: with_txn.then(|| write("seg.txnindex", &pattern(340, 3))),
+        producer_snapshot_index: Some(write("seg.snapshot", &pattern(96, 4))),
+        leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
+    }
+}
+
+/// Bytes `[offset, offset + len)` of the log [`segment`] writes.
+pub fn pattern_at(offset: usize, len: usize) -> Vec<u8> {
+    (offset..offset + len)
+        .map(|i| (i as u64).wrapping_mul(0x9E37_79B9).to_le_bytes()[2])
+        .collect()
+}
+
+/// Reads a stream to the end, comparing with the log pattern from `offset`
+/// chunk by chunk (never holding it whole). Returns the byte count.
+pub fn verify_stream(mut reader: SegmentReader, offset: usize) -> usize {
+    let mut buffer = vec![0; 256 * 1024];
+    let mut total = 0;
+    loop {
+        let n = reader.read(&mut buffer).unwrap();
+        if n == 0 {
+            return total;
+        }
+        assert_eq!(
+            buffer[..n],
+            pattern_at(offset + total, n)[..],
+            "mismatch at {}",
+            offset + total
+        );
+        total += n;
+    }
+}
