@@ -212,11 +212,33 @@ pub fn segment(dir: &Path, log_len: usize, with_txn: bool) -> LogSegmentData {
     }
 }
 
-/// Bytes `[offset, offset + len)` of the log [`segment`] writes.
+/// Period of the log pattern (a prime, so no power-of-two chunking aligns with it).
+const PERIOD: usize = 65_521;
+
+fn pattern_table() -> &'static [u8] {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..PERIOD)
+            .map(|i| (i as u64).wrapping_mul(0x9E37_79B9).to_le_bytes()[2])
+            .collect()
+    })
+}
+
+/// Bytes `[offset, offset + len)` of the log [`segment`] writes: block `k`
+/// of `PERIOD` bytes is a fixed table rotated by `k`, so every misplaced
+/// block shows (and it is fast to build even in debug builds).
 pub fn pattern_at(offset: usize, len: usize) -> Vec<u8> {
-    (offset..offset + len)
-        .map(|i| (i as u64).wrapping_mul(0x9E37_79B9).to_le_bytes()[2])
-        .collect()
+    let table = pattern_table();
+    let mut out = Vec::with_capacity(len);
+    let mut position = offset;
+    while out.len() < len {
+        let (block, within) = (position / PERIOD, position % PERIOD);
+        let start = (within + block) % PERIOD;
+        let run = (PERIOD - within).min(PERIOD - start).min(len - out.len());
+        out.extend_from_slice(&table[start..start + run]);
+        position += run;
+    }
+    out
 }
 
 /// Reads a stream to the end, comparing with the log pattern from `offset`
