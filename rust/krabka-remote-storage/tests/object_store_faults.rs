@@ -7,7 +7,9 @@ mod servers;
 use {
     krabka_remote_storage::{IndexType, RemoteStorageError, RemoteStorageManager, S3RemoteStorage},
     servers::{
-        S3Server, metadata, pattern, proxy::{Mode, Proxy}, segment, unique_prefix, verify_stream,
+        S3Server, metadata, pattern,
+        proxy::{Mode, Proxy},
+        segment, unique_prefix, verify_stream,
     },
     std::{
         io::Read,
@@ -38,7 +40,9 @@ fn tiers(
     proxied.endpoint = Some(proxy.url());
     tune(&mut proxied);
     (
-        S3RemoteStorage::from_s3_config(&proxied).unwrap().with_upload_concurrency(2),
+        S3RemoteStorage::from_s3_config(&proxied)
+            .unwrap()
+            .with_upload_concurrency(2),
         S3RemoteStorage::from_s3_config(&direct).unwrap(),
     )
 }
@@ -61,8 +65,15 @@ fn server_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
     proxy.cut_after_upload(9 * MIB as u64);
     let started = Instant::now();
     let err = tier.copy_log_segment_data(&md, &data).unwrap_err();
-    assert!(matches!(err, RemoteStorageError::Retryable { .. }), "{err:?}");
-    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(
+        matches!(err, RemoteStorageError::Retryable { .. }),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
     // Nothing of the log is readable: no partial object exists.
     assert!(matches!(
         direct.fetch_log_segment(&md, 0, None),
@@ -71,8 +82,14 @@ fn server_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
     // The server comes back; the broker's retry of the copy succeeds.
     proxy.set_mode(Mode::Forward);
     tier.copy_log_segment_data(&md, &data).unwrap();
-    assert_eq!(verify_stream(direct.fetch_log_segment(&md, 0, None).unwrap(), 0), len);
-    assert_eq!(direct.fetch_index(&md, IndexType::Transaction).unwrap(), pattern(340, 3));
+    assert_eq!(
+        verify_stream(direct.fetch_log_segment(&md, 0, None).unwrap(), 0),
+        len
+    );
+    assert_eq!(
+        direct.fetch_index(&md, IndexType::Transaction).unwrap(),
+        pattern(340, 3)
+    );
 }
 
 #[test]
@@ -102,15 +119,29 @@ fn a_stalled_server_times_out_as_retryable() {
         let Err(err) = result else {
             panic!("a stalled server answered");
         };
-        assert!(matches!(err, RemoteStorageError::Retryable { .. }), "{err:?}");
+        assert!(
+            matches!(err, RemoteStorageError::Retryable { .. }),
+            "{err:?}"
+        );
         // One timeout, one backoff, one more timeout.
-        assert!(started.elapsed() >= Duration::from_millis(600), "{:?}", started.elapsed());
-        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() >= Duration::from_millis(600),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
     }
     let err = tier
         .copy_log_segment_data(&md, &segment(dir.path(), 1000, false))
         .unwrap_err();
-    assert!(matches!(err, RemoteStorageError::Retryable { .. }), "{err:?}");
+    assert!(
+        matches!(err, RemoteStorageError::Retryable { .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -133,16 +164,26 @@ fn throttling_is_retried_with_backoff_and_counted() {
     proxy.set_mode(Mode::Throttle(1000));
     proxy.kill_connections();
     let err = tier.fetch_index(&md, IndexType::Offset).unwrap_err();
-    assert!(matches!(err, RemoteStorageError::Retryable { .. }), "{err:?}");
+    assert!(
+        matches!(err, RemoteStorageError::Retryable { .. }),
+        "{err:?}"
+    );
     assert_eq!(proxy.throttled(), 3);
 
     // Throttled twice: the third attempt goes through.
     proxy.set_mode(Mode::Throttle(2));
     let started = Instant::now();
-    assert_eq!(tier.fetch_index(&md, IndexType::Offset).unwrap(), pattern(800, 1));
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::Offset).unwrap(),
+        pattern(800, 1)
+    );
     assert_eq!(proxy.throttled(), 5);
     // Two backoffs happened (object_store starts at 100 ms with jitter).
-    assert!(started.elapsed() >= Duration::from_millis(50), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(50),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
@@ -172,6 +213,12 @@ fn a_reset_during_a_download_is_resumed() {
     let mut rest = Vec::new();
     reader.read_to_end(&mut rest).unwrap();
     assert_eq!(rest.len(), len - 1024);
-    assert!(rest == servers::pattern_at(1024, len - 1024), "resumed bytes differ");
-    assert!(proxy.connections() > connections, "the download was not resumed");
+    assert!(
+        rest == servers::pattern_at(1024, len - 1024),
+        "resumed bytes differ"
+    );
+    assert!(
+        proxy.connections() > connections,
+        "the download was not resumed"
+    );
 }

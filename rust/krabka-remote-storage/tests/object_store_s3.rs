@@ -36,79 +36,12 @@ fn tier(server: &S3Server, test: &str) -> S3RemoteStorage {
         .with_fetch_tuning(MIB, 3)
 }
 
-/// Copy (multipart log), full and ranged fetches, every index, delete twice.
-fn round_trip(tier: &S3RemoteStorage) {
-    let dir = tempfile::tempdir().unwrap();
-    let len = 13 * MIB + 123;
-    let md = metadata(len);
-    tier.copy_log_segment_data(&md, &segment(dir.path(), len, true))
-        .unwrap();
-    assert_eq!(
-        verify_stream(tier.fetch_log_segment(&md, 0, None).unwrap(), 0),
-        len
-    );
-    for (start, end) in [
-        (0, Some(0)),
-        (MIB as u64 - 1, Some(MIB as u64)),
-        (5 * MIB as u64 + 17, Some(9 * MIB as u64 + 3)),
-        (len as u64 - 1, None),
-        (len as u64 - 10, Some(u64::MAX - 1)),
-    ] {
-        let expected = end.map_or(len as u64, |end| (end + 1).min(len as u64)) - start;
-        let got = verify_stream(
-            tier.fetch_log_segment(&md, start, end).unwrap(),
-            start as usize,
-        );
-        assert_eq!(got as u64, expected, "range {start}..={end:?}");
-    }
-    assert_eq!(
-        verify_stream(tier.fetch_log_segment(&md, len as u64, None).unwrap(), len),
-        0
-    );
-    assert!(matches!(
-        tier.fetch_log_segment(&md, len as u64 + 1, None),
-        Err(RemoteStorageError::InvalidArgument(_))
-    ));
-    assert_eq!(
-        tier.fetch_index(&md, IndexType::Offset).unwrap(),
-        pattern(800, 1)
-    );
-    assert_eq!(
-        tier.fetch_index(&md, IndexType::Timestamp).unwrap(),
-        pattern(1200, 2)
-    );
-    assert_eq!(
-        tier.fetch_index(&md, IndexType::Transaction).unwrap(),
-        pattern(340, 3)
-    );
-    assert_eq!(
-        tier.fetch_index(&md, IndexType::ProducerSnapshot).unwrap(),
-        pattern(96, 4)
-    );
-    assert_eq!(
-        tier.fetch_index(&md, IndexType::LeaderEpoch).unwrap(),
-        b"0\n1\n0 0\n"
-    );
-    tier.delete_log_segment_data(&md).unwrap();
-    tier.delete_log_segment_data(&md).unwrap();
-    assert!(matches!(
-        tier.fetch_log_segment(&md, 0, None),
-        Err(RemoteStorageError::NotFound { .. })
-    ));
-    for index in IndexType::ALL {
-        assert!(matches!(
-            tier.fetch_index(&md, index),
-            Err(RemoteStorageError::NotFound { .. })
-        ));
-    }
-}
-
 #[test]
 fn seaweedfs_round_trip_with_multipart_ranges_and_deletes() {
     let Some(server) = servers::seaweedfs("seaweedfs_round_trip") else {
         return;
     };
-    round_trip(&tier(&server, "round-trip"));
+    servers::round_trip(&tier(&server, "round-trip"));
 }
 
 #[test]
@@ -116,7 +49,7 @@ fn s3s_fs_round_trip_without_conditional_writes_or_object_lock() {
     let Some(server) = servers::plain_s3("s3s_fs_round_trip") else {
         return;
     };
-    round_trip(&tier(&server, "plain-round-trip"));
+    servers::round_trip(&tier(&server, "plain-round-trip"));
 }
 
 #[test]

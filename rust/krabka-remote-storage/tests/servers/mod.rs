@@ -19,9 +19,11 @@ use {
     krabka_ids::LeaderEpoch,
     krabka_object_store::{GcsConfig, S3Config, S3Credentials, Secret},
     krabka_remote_storage::{
-        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
-        RemoteLogSegmentState, SegmentReader, TopicIdPartition,
+        IndexType, LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId,
+        RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError, RemoteStorageManager,
+        SegmentReader, TopicIdPartition,
     },
+    std::net::TcpStream,
     std::{
         collections::BTreeMap,
         io::{Read, Write},
@@ -258,5 +260,125 @@ pub fn verify_stream(mut reader: SegmentReader, offset: usize) -> usize {
             offset + total
         );
         total += n;
+    }
+}
+
+const MIB: usize = 1024 * 1024;
+
+/// Copy (multipart log), full and ranged fetches, every index, delete twice.
+pub fn round_trip(tier: &dyn RemoteStorageManager) {
+    let dir = tempfile::tempdir().unwrap();
+    let len = 13 * MIB + 123;
+    let md = metadata(len);
+    tier.copy_log_segment_data(&md, &segment(dir.path(), len, true))
+        .unwrap();
+    assert_eq!(
+        verify_stream(tier.fetch_log_segment(&md, 0, None).unwrap(), 0),
+        len
+    );
+    for (start, end) in [
+        (0, Some(0)),
+        (MIB as u64 - 1, Some(MIB as u64)),
+        (5 * MIB as u64 + 17, Some(9 * MIB as u64 + 3)),
+        (len as u64 - 1, None),
+        (len as u64 - 10, Some(u64::MAX - 1)),
+    ] {
+        let expected = end.map_or(len as u64, |end| (end + 1).min(len as u64)) - start;
+        let got = verify_stream(
+            tier.fetch_log_segment(&md, start, end).unwrap(),
+            start as usize,
+        );
+        assert_eq!(got as u64, expected, "range {start}..={end:?}");
+    }
+    assert_eq!(
+        verify_stream(tier.fetch_log_segment(&md, len as u64, None).unwrap(), len),
+        0
+    );
+    assert!(matches!(
+        tier.fetch_log_segment(&md, len as u64 + 1, None),
+        Err(RemoteStorageError::InvalidArgument(_))
+    ));
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::Offset).unwrap(),
+        pattern(800, 1)
+    );
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::Timestamp).unwrap(),
+        pattern(1200, 2)
+    );
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::Transaction).unwrap(),
+        pattern(340, 3)
+    );
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::ProducerSnapshot).unwrap(),
+        pattern(96, 4)
+    );
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::LeaderEpoch).unwrap(),
+        b"0\n1\n0 0\n"
+    );
+    tier.delete_log_segment_data(&md).unwrap();
+    tier.delete_log_segment_data(&md).unwrap();
+    assert!(matches!(
+        tier.fetch_log_segment(&md, 0, None),
+        Err(RemoteStorageError::NotFound { .. })
+    ));
+    for index in IndexType::ALL {
+        assert!(matches!(
+            tier.fetch_index(&md, index),
+            Err(RemoteStorageError::NotFound { .. })
+        ));
+    }
+}
+
+/// One HTTP/1.1 request over a fresh connection (`Connection: close`);
+/// returns the status and body. For seeding emulators through their JSON API.
+pub fn http(endpoint: &str, method: &str, target: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    let authority = endpoint.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "{method} {target} HTTP/1.1\r\nhost: {authority}\r\ncontent-type: application/octet-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let split = answer
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("an HTTP answer has a head");
+    let status = String::from_utf8_lossy(&answer[..split])
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .expect("an HTTP status line");
+    let head_text = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
+    let mut body = answer[split + 4..].to_vec();
+    if head_text.contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    (status, body)
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(line_end) = data.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size_text = String::from_utf8_lossy(&data[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .unwrap_or(0);
+        data = &data[line_end + 2..];
+        if size == 0 || data.len() < size {
+            return out;
+        }
+        out.extend_from_slice(&data[..size]);
+        data = &data[(size + 2).min(data.len())..];
     }
 }
