@@ -158,8 +158,10 @@ pub fn fake_gcs(test: &str) -> Option<GcsServer> {
 }
 
 /// A unique key prefix per test run, so runs never see each other's data.
+/// Short, because s3s-fs turns a whole key into one file name.
 pub fn unique_prefix(test: &str) -> String {
-    format!("it/{test}/{}", Uuid::new_v4().simple())
+    let id = Uuid::new_v4().simple().to_string();
+    format!("{}-{}", test.get(..8).unwrap_or(test), id.get(..10).unwrap_or(&id))
 }
 
 /// Metadata of a fresh segment of partition `orders-0`.
