@@ -91,20 +91,33 @@
 
 #![forbid(unsafe_code)]
 
+mod cache;
 mod codec;
+pub mod dump;
 mod error;
+mod fs_publish;
 mod gcs;
+mod index_cache;
+mod inmemory;
+mod local;
 mod metadata;
 mod metadata_manager;
 mod s3;
 mod storage_manager;
 
 pub use {
+    dump::{PartitionDump, RlmmCacheDump},
     error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
+    index_cache::{
+        DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
+        REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
+    },
+    inmemory::InmemoryRemoteLogMetadataManager,
     krabka_object_store::{
         DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
         S3Config,
     },
+    local::LocalTieredStorage,
     metadata::{
         CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState, RemotePartitionDeleteMetadata,

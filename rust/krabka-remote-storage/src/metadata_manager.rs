@@ -101,6 +101,11 @@ pub trait RemoteLogMetadataManager: Send + Sync {
     /// whose transaction index is not empty (Kafka's
     /// `nextSegmentWithTxnIndex`, KIP-1058).
     ///
+    /// The default is Kafka's interface default: the segment holding
+    /// `offset`, whatever its transaction index, which is always correct but
+    /// makes the broker read more transaction indexes than needed. Managers
+    /// that track `txn_index_empty` override it.
+    ///
     /// # Errors
     /// Only on a failure of the store behind the manager.
     fn next_segment_with_txn_index(
@@ -109,14 +114,7 @@ pub trait RemoteLogMetadataManager: Send + Sync {
         leader_epoch: LeaderEpoch,
         offset: i64,
     ) -> Result<Option<RemoteLogSegmentMetadata>> {
-        Ok(self
-            .list_remote_log_segments_by_epoch(partition, leader_epoch)?
-            .into_iter()
-            .filter(|segment| {
-                segment.state() == crate::RemoteLogSegmentState::CopySegmentFinished
-                    && !segment.txn_index_empty()
-            })
-            .find(|segment| segment.end_offset() >= offset))
+        self.remote_log_segment_metadata(partition, leader_epoch, offset)
     }
 
     /// Total size of the partition's listed segments of `leader_epoch`.

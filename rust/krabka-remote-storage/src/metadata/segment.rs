@@ -107,7 +107,12 @@ impl RemoteLogSegmentDetails {
 /// let negative = RemoteLogSegmentDetails::new(-1, RemoteLogSegmentState::CopySegmentStarted, epochs);
 /// assert!(RemoteLogSegmentMetadata::new(id, 0, 9, 0, 1, 0, negative).is_err());
 /// ```
+///
+/// Deserialization goes through the same validation, so a malformed document
+/// (for example an RLMM dump with an inverted offset range) is refused with
+/// the constructor's error instead of producing an invalid value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawSegmentMetadata")]
 pub struct RemoteLogSegmentMetadata {
     remote_log_segment_id: RemoteLogSegmentId,
     start_offset: i64,
@@ -128,7 +133,7 @@ impl RemoteLogSegmentMetadata {
     /// # Errors
     /// [`RemoteStorageError::InvalidArgument`] when the leader-epoch map is
     /// empty, an offset is negative, `end_offset < start_offset`, the size is
-    /// negative, or a leader epoch starts outside `[start_offset, end_offset]`.
+    /// negative, or a leader epoch starts after `end_offset`.
     pub fn new(
         remote_log_segment_id: RemoteLogSegmentId,
         start_offset: i64,
@@ -267,10 +272,10 @@ impl RemoteLogSegmentMetadata {
         self.segment_leader_epochs.get(&epoch)?;
         let next_start = self
             .segment_leader_epochs
-            .range(LeaderEpoch(epoch.0.saturating_add(1))..)
+            .range((std::ops::Bound::Excluded(epoch), std::ops::Bound::Unbounded))
             .next()
             .map(|(_, start)| *start);
-        Some(next_start.map_or(self.end_offset, |start| start - 1))
+        Some(next_start.map_or(self.end_offset, |start| start.saturating_sub(1)))
     }
 
     /// This metadata with `custom_metadata` attached.
@@ -317,6 +322,46 @@ impl RemoteLogSegmentMetadata {
             updated.custom_metadata.clone_from(&update.custom_metadata);
         }
         Ok(updated)
+    }
+}
+
+/// The serialized form of [`RemoteLogSegmentMetadata`], checked by
+/// [`RemoteLogSegmentMetadata::new`] before it becomes one.
+#[derive(Deserialize)]
+struct RawSegmentMetadata {
+    remote_log_segment_id: RemoteLogSegmentId,
+    start_offset: i64,
+    end_offset: i64,
+    max_timestamp_ms: i64,
+    broker_id: i32,
+    event_timestamp_ms: i64,
+    segment_size_in_bytes: i32,
+    custom_metadata: Option<CustomMetadata>,
+    state: RemoteLogSegmentState,
+    segment_leader_epochs: BTreeMap<LeaderEpoch, i64>,
+    txn_index_empty: bool,
+}
+
+impl TryFrom<RawSegmentMetadata> for RemoteLogSegmentMetadata {
+    type Error = RemoteStorageError;
+
+    fn try_from(raw: RawSegmentMetadata) -> Result<Self> {
+        let metadata = Self::new(
+            raw.remote_log_segment_id,
+            raw.start_offset,
+            raw.end_offset,
+            raw.max_timestamp_ms,
+            raw.broker_id,
+            raw.event_timestamp_ms,
+            RemoteLogSegmentDetails::new(
+                raw.segment_size_in_bytes,
+                raw.state,
+                raw.segment_leader_epochs,
+            ),
+        )?;
+        Ok(metadata
+            .with_custom_metadata(raw.custom_metadata)
+            .with_txn_index_empty(raw.txn_index_empty))
     }
 }
 
@@ -403,6 +448,10 @@ mod tests {
         assert_eq!(md.epoch_end_offset(LeaderEpoch(0)), Some(49));
         assert_eq!(md.epoch_end_offset(LeaderEpoch(3)), Some(99));
         assert_eq!(md.epoch_end_offset(LeaderEpoch(1)), None);
+        let last = segment(&[(0, 0), (i32::MAX, 7)], 0, 9);
+        assert_eq!(last.epoch_end_offset(LeaderEpoch(i32::MAX)), Some(9));
+        let low = segment(&[(0, 0), (1, i64::MIN)], 0, 9);
+        assert_eq!(low.epoch_end_offset(LeaderEpoch(0)), Some(i64::MIN));
     }
 
     #[test]
@@ -455,8 +504,26 @@ mod tests {
     }
 
     #[test]
+    fn deserialization_refuses_what_the_constructor_refuses() {
+        let md = segment(&[(0, 0), (2, 5)], 0, 9);
+        let mut json = serde_json::to_value(&md).unwrap();
+        json["end_offset"] = serde_json::json!(-3);
+        assert!(serde_json::from_value::<RemoteLogSegmentMetadata>(json.clone()).is_err());
+        json["end_offset"] = serde_json::json!(9);
+        json["segment_leader_epochs"] = serde_json::json!({});
+        assert!(serde_json::from_value::<RemoteLogSegmentMetadata>(json.clone()).is_err());
+        json["segment_leader_epochs"] = serde_json::json!({"0": 0});
+        json["segment_size_in_bytes"] = serde_json::json!(-1);
+        assert!(serde_json::from_value::<RemoteLogSegmentMetadata>(json.clone()).is_err());
+        json["segment_size_in_bytes"] = serde_json::json!(1);
+        assert!(serde_json::from_value::<RemoteLogSegmentMetadata>(json).is_ok());
+    }
+
+    #[test]
     fn metadata_round_trips_through_json() {
-        let md = segment(&[(0, 0), (2, 5)], 0, 9).with_txn_index_empty(true);
+        let md = segment(&[(0, 0), (2, 5)], 0, 9)
+            .with_txn_index_empty(true)
+            .with_custom_metadata(Some(CustomMetadata(vec![7, 8])));
         let json = serde_json::to_string(&md).unwrap();
         let back: RemoteLogSegmentMetadata = serde_json::from_str(&json).unwrap();
         assert_eq!(back, md);

@@ -48,6 +48,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.etree import ElementTree
 
 CHUNK = 1 << 20
+MIN_PART = 5 * 1024 * 1024  # every part but the last, as GCS and S3 require
 LOCK = threading.Lock()
 
 
@@ -502,10 +503,12 @@ class Handler(BaseHTTPRequestHandler):
                 return self.xml_error(404, "NoSuchUpload", "The specified multipart upload does not exist.")
             if not listed or [n for n, _ in listed] != sorted(n for n, _ in listed):
                 return self.xml_error(400, "InvalidPartOrder", "The list of parts was not in ascending order.")
-            for number, etag in listed:
+            for index, (number, etag) in enumerate(listed):
                 part = upload["parts"].get(number)
                 if part is None or part[1] != etag:
                     return self.xml_error(400, "InvalidPart", "One or more of the specified parts could not be found.")
+                if index + 1 < len(listed) and part[2] < MIN_PART:
+                    return self.xml_error(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size.")
             del STATE.uploads[upload_id]
         path = STATE.new_file()
         digest, size, md5s = hashlib.md5(), 0, hashlib.md5()

@@ -179,7 +179,8 @@ class KrabkaGcsServer(Overlap, unittest.TestCase):
         self.assertEqual(status, 200)
         upload = next(e.text for e in ElementTree.fromstring(body).iter() if local_names(e) == "UploadId")
         etags = []
-        for number, part in enumerate((b"a" * 10, b"b" * 5), start=1):
+        first = b"a" * (5 * 1024 * 1024)
+        for number, part in enumerate((first, b"b" * 5), start=1):
             status, headers, _ = call(self.base, "PUT", "/%s/m?partNumber=%d&uploadId=%s" % (self.bucket, number, upload), part)
             self.assertEqual(status, 200)
             etags.append(headers["etag"])
@@ -188,7 +189,7 @@ class KrabkaGcsServer(Overlap, unittest.TestCase):
         status, headers, body = call(self.base, "POST", "/%s/m?uploadId=%s" % (self.bucket, upload), complete.encode())
         self.assertEqual(status, 200, body)
         self.assertIn("x-goog-generation", headers)
-        self.assertEqual(call(self.base, "GET", "/%s/m" % self.bucket)[2], b"a" * 10 + b"b" * 5)
+        self.assertEqual(call(self.base, "GET", "/%s/m" % self.bucket)[2], first + b"b" * 5)
         status, _, body = call(self.base, "POST", "/%s/m2?uploads" % self.bucket)
         upload = next(e.text for e in ElementTree.fromstring(body).iter() if local_names(e) == "UploadId")
         call(self.base, "PUT", "/%s/m2?partNumber=1&uploadId=%s" % (self.bucket, upload), b"x")
@@ -197,6 +198,17 @@ class KrabkaGcsServer(Overlap, unittest.TestCase):
         status, _, _ = call(self.base, "POST", "/%s/m2?uploadId=%s" % (self.bucket, upload), complete.encode())
         self.assertEqual(status, 404)
         self.assertEqual(call(self.base, "GET", "/%s/m2" % self.bucket)[0], 404)
+
+    def test_parts_below_five_mebibytes_but_the_last_are_refused(self):
+        status, _, body = call(self.base, "POST", "/%s/small?uploads" % self.bucket)
+        upload = next(e.text for e in ElementTree.fromstring(body).iter() if local_names(e) == "UploadId")
+        etags = [call(self.base, "PUT", "/%s/small?partNumber=%d&uploadId=%s" % (self.bucket, n, upload), b"x")[1]["etag"]
+                 for n in (1, 2)]
+        complete = "<CompleteMultipartUpload>%s</CompleteMultipartUpload>" % "".join(
+            "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>" % (n, e) for n, e in enumerate(etags, start=1))
+        status, _, body = call(self.base, "POST", "/%s/small?uploadId=%s" % (self.bucket, upload), complete.encode())
+        self.assertEqual(status, 400)
+        self.assertIn(b"EntityTooSmall", body)
 
     def test_copy(self):
         call(self.base, "PUT", "/%s/src" % self.bucket, b"copied")

@@ -161,7 +161,11 @@ pub fn fake_gcs(test: &str) -> Option<GcsServer> {
 /// Short, because s3s-fs turns a whole key into one file name.
 pub fn unique_prefix(test: &str) -> String {
     let id = Uuid::new_v4().simple().to_string();
-    format!("{}-{}", test.get(..8).unwrap_or(test), id.get(..10).unwrap_or(&id))
+    format!(
+        "{}-{}",
+        test.get(..8).unwrap_or(test),
+        id.get(..10).unwrap_or(&id)
+    )
 }
 
 /// Metadata of a fresh segment of partition `orders-0`.
