@@ -1,0 +1,28 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package io.krabka.remote.storage;
+
+import org.apache.kafka.server.log.remote.storage.RemoteStorageException;
+
+/** Turns anything thrown inside an adapter method into a {@link RemoteStorageException}. */
+final class Failures {
+    private Failures() {
+    }
+
+    /**
+     * {@code t} itself when it already is a {@link RemoteStorageException} (native errors arrive
+     * as one, or as a subclass), otherwise a new one naming the operation with {@code t} as cause.
+     * {@link Error}s are wrapped too: an {@code Error} escaping into the broker's copy task stops
+     * that partition's copying for good (Kafka pitfall P9).
+     */
+    static RemoteStorageException wrap(String operation, Throwable t) {
+        if (t instanceof RemoteStorageException) {
+            return (RemoteStorageException) t;
+        }
+        if (t instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        return new RemoteStorageException(operation + " failed: " + t, t);
+    }
+}

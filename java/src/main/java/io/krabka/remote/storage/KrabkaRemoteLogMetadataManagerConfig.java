@@ -1,0 +1,47 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package io.krabka.remote.storage;
+
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Configuration of {@link KrabkaRemoteLogMetadataManager}: the broker's {@code rlmm.config.<key>}
+ * properties with the prefix removed. Besides the keys below the broker passes {@code broker.id},
+ * {@code log.dir}, {@code cluster.id} and, with a metadata listener,
+ * {@code remote.log.metadata.common.client.*}; those are accepted and ignored. Any other key fails
+ * {@code configure()} with a {@link ConfigException} naming it.
+ */
+public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
+    public static final String NATIVE_LIBRARY_PATH_CONFIG = NativeLibrary.PATH_CONFIG;
+
+    /** Keys the broker adds on its own. */
+    static final Set<String> BROKER_KEYS = Set.of("broker.id", "log.dir", "cluster.id");
+    /** Prefixes of keys the broker adds on its own. */
+    static final Set<String> BROKER_PREFIXES = Set.of("remote.log.metadata.common.client.");
+
+    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+            .define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                    NativeLibrary.PATH_DOC);
+
+    /**
+     * Parses and validates {@code configs}.
+     *
+     * @throws ConfigException naming the first unknown or invalid key
+     */
+    public KrabkaRemoteLogMetadataManagerConfig(Map<String, ?> configs) {
+        super(CONFIG_DEF, ConfigChecks.knownOnly(configs, CONFIG_DEF, BROKER_KEYS, BROKER_PREFIXES),
+                false);
+    }
+
+    /** The {@code native.library.path} override, or null. */
+    String nativeLibraryPath() {
+        return getString(NATIVE_LIBRARY_PATH_CONFIG);
+    }
+}

@@ -1,0 +1,202 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package io.krabka.remote.storage;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.server.log.remote.storage.LogSegmentData;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata.CustomMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteStorageException;
+import org.apache.kafka.server.log.remote.storage.RemoteStorageManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Apache Kafka's {@link RemoteStorageManager} over krabka-remote-storage's Rust tiers: the
+ * filesystem tier ({@code LocalTieredStorage}), S3 and GCS, chosen by {@code rsm.config.backend}
+ * (see {@link KrabkaRemoteStorageManagerConfig}).
+ *
+ * <p>Safe for the broker's concurrency: copier, expiration, reader, follower and metadata threads
+ * may call at once, and {@link #close()} may race with late calls (they fail with
+ * {@link RemoteStorageException}; state in use stays alive until they return). Every method turns
+ * whatever it catches, {@link Error}s and Rust panics included, into a
+ * {@link RemoteStorageException}; missing segments and indexes (the transaction index too) are
+ * {@code RemoteResourceNotFoundException}, and on Kafka 4.2+ transient backend faults are
+ * {@code RetriableRemoteStorageException}.
+ *
+ * <p>A copy whose thread is interrupted (the broker cancels copies of a partition whose
+ * leadership moved) returns within {@value #CANCEL_POLL_MS} ms with a
+ * {@link RemoteStorageException}; the native copy then removes what it wrote.
+ */
+public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
+    /** How often a waiting copy checks its thread's interrupt flag. */
+    static final long CANCEL_POLL_MS = 50;
+
+    private static final Logger LOG = LoggerFactory.getLogger(KrabkaRemoteStorageManager.class);
+
+    private volatile NativeResource storage;
+
+    /** Called by the broker; {@link #configure} must follow. */
+    public KrabkaRemoteStorageManager() {
+    }
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+        KrabkaRemoteStorageManagerConfig config = new KrabkaRemoteStorageManagerConfig(configs);
+        try {
+            NativeLibrary.load(config.nativeLibraryPath());
+            long handle = NativeBridge.rsmOpen(Wire.config(config.nativeEntries()));
+            NativeResource previous = storage;
+            storage = new NativeResource(this, "remote storage manager", handle,
+                    NativeBridge::rsmClose);
+            if (previous != null) {
+                previous.close();
+            }
+            LOG.info("Configured krabka remote storage manager with backend {}",
+                    config.getString(KrabkaRemoteStorageManagerConfig.BACKEND_CONFIG));
+        } catch (ConfigException e) {
+            throw e;
+        } catch (RemoteStorageException e) {
+            // The native side refused the configuration (its message names the key).
+            throw new ConfigException("Invalid krabka remote storage configuration: " + e.getMessage());
+        } catch (Throwable t) {
+            throw new KafkaException("Could not start the krabka remote storage manager: " + t.getMessage(), t);
+        }
+    }
+
+    @Override
+    public Optional<CustomMetadata> copyLogSegmentData(RemoteLogSegmentMetadata metadata,
+            LogSegmentData data) throws RemoteStorageException {
+        try {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new RemoteStorageException("Copy of " + metadata.remoteLogSegmentId()
+                        + " not started: the thread is interrupted", new InterruptedException());
+            }
+            long op = NativeBridge.copyStart(handle(), Wire.metadata(metadata), path(data.logSegment()),
+                    path(data.offsetIndex()), path(data.timeIndex()),
+                    data.transactionIndex().map(KrabkaRemoteStorageManager::path).orElse(null),
+                    data.producerSnapshotIndex() == null ? null : path(data.producerSnapshotIndex()),
+                    bytes(data.leaderEpochIndex()));
+            try {
+                while (!NativeBridge.copyAwait(op, CANCEL_POLL_MS)) {
+                    if (Thread.interrupted()) {
+                        Thread.currentThread().interrupt();
+                        throw new RemoteStorageException("Copy of " + metadata.remoteLogSegmentId()
+                                + " was interrupted; the partial copy is being removed",
+                                new InterruptedException());
+                    }
+                }
+                byte[] custom = NativeBridge.copyResult(op);
+                return custom == null ? Optional.empty() : Optional.of(new CustomMetadata(custom));
+            } finally {
+                NativeBridge.copyRelease(op);
+            }
+        } catch (Throwable t) {
+            throw Failures.wrap("Copy of " + metadata.remoteLogSegmentId(), t);
+        }
+    }
+
+    @Override
+    public InputStream fetchLogSegment(RemoteLogSegmentMetadata metadata, int startPosition)
+            throws RemoteStorageException {
+        return open(metadata, startPosition, -1);
+    }
+
+    @Override
+    public InputStream fetchLogSegment(RemoteLogSegmentMetadata metadata, int startPosition,
+            int endPosition) throws RemoteStorageException {
+        if (endPosition < 0) {
+            throw new RemoteStorageException("endPosition " + endPosition + " is negative");
+        }
+        return open(metadata, startPosition, endPosition);
+    }
+
+    private InputStream open(RemoteLogSegmentMetadata metadata, long start, long end)
+            throws RemoteStorageException {
+        try {
+            if (start < 0) {
+                throw new RemoteStorageException("startPosition " + start + " is negative");
+            }
+            return new NativeSegmentInputStream(
+                    NativeBridge.fetchOpen(handle(), Wire.metadata(metadata), start, end));
+        } catch (Throwable t) {
+            throw Failures.wrap("Fetch of " + metadata.remoteLogSegmentId(), t);
+        }
+    }
+
+    @Override
+    public InputStream fetchIndex(RemoteLogSegmentMetadata metadata, IndexType indexType)
+            throws RemoteStorageException {
+        try {
+            return new ByteArrayInputStream(
+                    NativeBridge.fetchIndex(handle(), Wire.metadata(metadata), indexCode(indexType)));
+        } catch (Throwable t) {
+            throw Failures.wrap("Fetch of the " + indexType + " index of "
+                    + metadata.remoteLogSegmentId(), t);
+        }
+    }
+
+    @Override
+    public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata) throws RemoteStorageException {
+        try {
+            NativeBridge.delete(handle(), Wire.metadata(metadata));
+        } catch (Throwable t) {
+            throw Failures.wrap("Delete of " + metadata.remoteLogSegmentId(), t);
+        }
+    }
+
+    @Override
+    public void close() {
+        NativeResource current = storage;
+        if (current != null) {
+            current.close();
+        }
+    }
+
+    private long handle() {
+        NativeResource current = storage;
+        if (current == null) {
+            throw new IllegalStateException("the remote storage manager is not configured");
+        }
+        return current.handle();
+    }
+
+    private static int indexCode(IndexType type) {
+        switch (type) {
+            case OFFSET:
+                return 0;
+            case TIMESTAMP:
+                return 1;
+            case PRODUCER_SNAPSHOT:
+                return 2;
+            case TRANSACTION:
+                return 3;
+            case LEADER_EPOCH:
+                return 4;
+            default:
+                throw new IllegalArgumentException("unknown index type " + type);
+        }
+    }
+
+    private static String path(Path path) {
+        return path.toAbsolutePath().toString();
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        if (buffer == null) {
+            return new byte[0];
+        }
+        ByteBuffer view = buffer.duplicate();
+        byte[] bytes = new byte[view.remaining()];
+        view.get(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,102 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package io.krabka.remote.storage;
+
+import org.apache.kafka.server.log.remote.storage.RemoteStorageException;
+
+/**
+ * The native methods implemented by {@code rust/krabka-jni}. Metadata crosses as {@link Wire}
+ * bytes; native state is named by {@code long} handles that stay valid until released (a
+ * released handle is reported as a {@link RemoteStorageException}, never a crash). Every method
+ * throws {@link RemoteStorageException} or a subclass on failure, including Rust panics.
+ * {@link NativeLibrary#load} must have succeeded before any call.
+ */
+final class NativeBridge {
+    /** Handle kinds of {@link #liveHandles}. */
+    static final int STORAGE_MANAGERS = 0;
+    static final int METADATA_MANAGERS = 1;
+    static final int STREAMS = 2;
+    static final int COPIES = 3;
+
+    /** What {@link #rlmmHighestOffset} returns when there is no offset. */
+    static final long NO_OFFSET = Long.MIN_VALUE;
+
+    private NativeBridge() {
+    }
+
+    // Storage manager.
+    static native long rsmOpen(byte[] config) throws RemoteStorageException;
+
+    static native void rsmClose(long rsm) throws RemoteStorageException;
+
+    static native long copyStart(long rsm, byte[] metadata, String logSegment, String offsetIndex,
+            String timeIndex, String transactionIndex, String producerSnapshot,
+            byte[] leaderEpochIndex) throws RemoteStorageException;
+
+    static native boolean copyAwait(long op, long timeoutMillis) throws RemoteStorageException;
+
+    static native byte[] copyResult(long op) throws RemoteStorageException;
+
+    static native void copyRelease(long op) throws RemoteStorageException;
+
+    static native long fetchOpen(long rsm, byte[] metadata, long start, long end)
+            throws RemoteStorageException;
+
+    static native int streamRead(long stream, byte[] dst, int off, int len)
+            throws RemoteStorageException;
+
+    static native void streamClose(long stream) throws RemoteStorageException;
+
+    static native byte[] fetchIndex(long rsm, byte[] metadata, int indexType)
+            throws RemoteStorageException;
+
+    static native void delete(long rsm, byte[] metadata) throws RemoteStorageException;
+
+    // Metadata manager.
+    static native long rlmmOpen() throws RemoteStorageException;
+
+    static native void rlmmClose(long rlmm) throws RemoteStorageException;
+
+    static native void rlmmAdd(long rlmm, byte[] metadata) throws RemoteStorageException;
+
+    static native void rlmmUpdate(long rlmm, byte[] update) throws RemoteStorageException;
+
+    static native void rlmmPutPartitionDelete(long rlmm, byte[] delete)
+            throws RemoteStorageException;
+
+    static native byte[] rlmmLookup(long rlmm, byte[] partition, int epoch, long offset)
+            throws RemoteStorageException;
+
+    static native byte[] rlmmNextWithTxnIndex(long rlmm, byte[] partition, int epoch, long offset)
+            throws RemoteStorageException;
+
+    static native long rlmmHighestOffset(long rlmm, byte[] partition, int epoch)
+            throws RemoteStorageException;
+
+    static native byte[] rlmmList(long rlmm, byte[] partition) throws RemoteStorageException;
+
+    static native byte[] rlmmListByEpoch(long rlmm, byte[] partition, int epoch)
+            throws RemoteStorageException;
+
+    static native long rlmmRemoteLogSize(long rlmm, byte[] partition, int epoch)
+            throws RemoteStorageException;
+
+    static native boolean rlmmIsReady(long rlmm, byte[] partition) throws RemoteStorageException;
+
+    static native void rlmmLeadershipChanges(long rlmm, byte[] leaders, byte[] followers)
+            throws RemoteStorageException;
+
+    static native void rlmmStopPartitions(long rlmm, byte[] partitions)
+            throws RemoteStorageException;
+
+    // Diagnostics.
+    static native String nativeVersion() throws RemoteStorageException;
+
+    static native int liveHandles(int kind) throws RemoteStorageException;
+
+    // Present only in libraries built with the `panic-injection` feature (tests).
+    static native void testPanic(String message, boolean formatted) throws RemoteStorageException;
+
+    static native void testFail(int code) throws RemoteStorageException;
+}

@@ -1,0 +1,120 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package io.krabka.remote.storage;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.Test;
+
+public class ConfigTest {
+    private static Map<String, Object> rsm(Object... keyValues) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("broker.id", 3);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            config.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        return config;
+    }
+
+    private static void assertNamesKey(String key, Map<String, Object> config) {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> new KrabkaRemoteStorageManager().configure(config));
+        assertTrue(e.getMessage(), e.getMessage().contains(key));
+    }
+
+    @Test
+    public void unknownKeysFailNamingTheKeyWithoutShowingTheValue() {
+        ConfigException e = assertThrows(ConfigException.class, () -> new KrabkaRemoteStorageManager()
+                .configure(rsm("filesystem.root", "/tmp/x", "s3.secret.acess.key", "hunter2")));
+        assertTrue(e.getMessage(), e.getMessage().contains("s3.secret.acess.key"));
+        assertFalse(e.getMessage(), e.getMessage().contains("hunter2"));
+    }
+
+    @Test
+    public void missingAndInvalidValuesNameTheKey() {
+        assertNamesKey("filesystem.root", rsm());
+        assertNamesKey("backend", rsm("backend", "azure"));
+        assertNamesKey("s3.bucket", rsm("backend", "s3", "s3.region", "eu-west-1"));
+        assertNamesKey("s3.region", rsm("backend", "s3", "s3.bucket", "tiered"));
+        assertNamesKey("gcs.bucket", rsm("backend", "gcs"));
+        assertNamesKey("s3.path.style", rsm("backend", "s3", "s3.bucket", "tiered", "s3.region", "r",
+                "s3.path.style", "sometimes"));
+        assertNamesKey("multipart.chunk.size.bytes", rsm("backend", "s3", "s3.bucket", "tiered",
+                "s3.region", "r", "multipart.chunk.size.bytes", "1024"));
+        assertNamesKey("s3.secret.access.key", rsm("backend", "s3", "s3.bucket", "tiered",
+                "s3.region", "r", "s3.access.key.id", "AKIA"));
+    }
+
+    @Test
+    public void nativeValidationNamesTheKeyToo() {
+        // ConfigDef accepts any string; the Rust side refuses an http endpoint without allow.http.
+        assertNamesKey("endpoint", rsm("backend", "s3", "s3.bucket", "tiered", "s3.region", "r",
+                "s3.endpoint", "http://127.0.0.1:9"));
+    }
+
+    @Test
+    public void anS3BackendConfiguresWithoutContactingTheServerAndFailsCleanlyWhenItIsDown()
+            throws Exception {
+        KrabkaRemoteStorageManager rsm = new KrabkaRemoteStorageManager();
+        rsm.configure(rsm("backend", "s3", "s3.bucket", "tiered", "s3.region", "us-east-1",
+                "s3.endpoint", "http://127.0.0.1:9", "s3.allow.http", "true", "s3.path.style", "true",
+                "s3.access.key.id", "id", "s3.secret.access.key", "secret", "max.retries", "0",
+                "retry.timeout.ms", "500", "connect.timeout.ms", "500", "request.timeout.ms", "1000"));
+        try {
+            org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata md =
+                    Segments.started(Segments.partition("orders", 0), 0, 9, 10);
+            org.apache.kafka.server.log.remote.storage.RemoteStorageException e = assertThrows(
+                    org.apache.kafka.server.log.remote.storage.RemoteStorageException.class,
+                    () -> rsm.fetchIndex(md, org.apache.kafka.server.log.remote.storage
+                            .RemoteStorageManager.IndexType.OFFSET));
+            assertFalse(e instanceof org.apache.kafka.server.log.remote.storage.RemoteResourceNotFoundException);
+        } finally {
+            rsm.close();
+        }
+    }
+
+    @Test
+    public void secretsArePasswordsAndReachTheNativeSideRevealed() {
+        KrabkaRemoteStorageManagerConfig config = new KrabkaRemoteStorageManagerConfig(rsm(
+                "backend", "s3", "s3.bucket", "tiered", "s3.region", "r", "s3.access.key.id", "AKIA",
+                "s3.secret.access.key", "hunter2"));
+        assertFalse(config.values().toString().contains("hunter2"));
+        Map<String, String> entries = config.nativeEntries();
+        assertEquals("hunter2", entries.get("s3.secret.access.key"));
+        assertEquals("false", entries.get("s3.path.style"));
+        assertFalse(entries.containsKey("broker.id"));
+        assertFalse(entries.containsKey("native.library.path"));
+    }
+
+    @Test
+    public void theMetadataManagerAcceptsWhatTheBrokerAddsAndNothingElse() {
+        Map<String, Object> config = new HashMap<>();
+        config.put("broker.id", 1);
+        config.put("log.dir", "/var/lib/kafka");
+        config.put("cluster.id", "x");
+        config.put("remote.log.metadata.common.client.bootstrap.servers", "localhost:9092");
+        new KrabkaRemoteLogMetadataManagerConfig(config);
+        config.put("remote.log.metadata.topic.replication.factor", "1");
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> new KrabkaRemoteLogMetadataManager().configure(config));
+        assertTrue(e.getMessage(), e.getMessage().contains("remote.log.metadata.topic.replication.factor"));
+    }
+
+    @Test
+    public void theConfigurationReferenceIsUpToDate() throws Exception {
+        String docs = new String(Files.readAllBytes(Paths.get(System.getProperty("krabka.test.docs"))),
+                StandardCharsets.UTF_8);
+        assertEquals("docs/configuration.md is stale; run `gradle configDocs`",
+                ConfigDocs.render(docs), docs);
+    }
+}

@@ -1,0 +1,282 @@
+//! Segment copies that the Java caller can abandon when its thread is
+//! interrupted.
+//!
+//! Kafka cancels a partition's copy task with `Future.cancel(true)` when
+//! leadership moves, which interrupts the copier thread; native code blocked
+//! in I/O never sees a Java interrupt. So a copy runs on its own native
+//! thread, and the Java caller waits for it in short slices, checking
+//! `Thread.interrupted()` between them. On an interrupt it sets the
+//! operation's cancel flag and returns at once. The worker, when the copy
+//! returns, sees the flag and deletes whatever it wrote, so an abandoned copy
+//! leaves nothing behind (deleting is idempotent and keyed by the metadata
+//! alone). The object-store tier also receives the flag as a
+//! [`CancellationToken`] and stops at the next part.
+
+use {
+    crate::error::{BridgeError, panic_message},
+    krabka_remote_storage::{
+        CancellationToken, CustomMetadata, LogSegmentData, RemoteLogSegmentMetadata,
+        RemoteStorageError,
+    },
+    std::{
+        panic::{AssertUnwindSafe, catch_unwind},
+        sync::{
+            Arc, Condvar, Mutex, PoisonError,
+            atomic::{AtomicBool, Ordering},
+        },
+        thread,
+        time::Duration,
+    },
+};
+
+/// Topics whose name starts with this make a copy panic, in builds with the
+/// `panic-injection` feature only (the end-to-end test of panic handling).
+#[cfg(feature = "panic-injection")]
+pub const PANIC_TOPIC_PREFIX: &str = "krabka-inject-panic";
+
+/// What a finished copy produced.
+pub type CopyResult = Result<Option<CustomMetadata>, BridgeError>;
+
+/// What a copy runs against: a tier that copies (honouring `cancel` if it
+/// can) and deletes.
+pub trait Copier: Send + Sync + 'static {
+    /// Copies the segment; may stop early with `Cancelled` once `cancel` is
+    /// cancelled.
+    ///
+    /// # Errors
+    /// The tier's error.
+    fn copy(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        segment: &LogSegmentData,
+        cancel: &CancellationToken,
+    ) -> krabka_remote_storage::Result<Option<CustomMetadata>>;
+
+    /// Deletes whatever a copy of the segment wrote; succeeds when nothing is
+    /// there.
+    ///
+    /// # Errors
+    /// The tier's error.
+    fn delete(&self, metadata: &RemoteLogSegmentMetadata) -> krabka_remote_storage::Result<()>;
+}
+
+/// One copy in flight, shared by its worker thread and its Java handle.
+#[derive(Debug, Default)]
+pub struct CopyOperation {
+    cancelled: AtomicBool,
+    token: CancellationToken,
+    result: Mutex<Option<CopyResult>>,
+    finished: Condvar,
+}
+
+impl CopyOperation {
+    /// Starts copying `segment` on a new native thread.
+    ///
+    /// # Errors
+    /// [`BridgeError::Storage`] when the thread cannot be started.
+    pub fn start(
+        storage: Arc<dyn Copier>,
+        metadata: RemoteLogSegmentMetadata,
+        segment: LogSegmentData,
+    ) -> Result<Arc<Self>, BridgeError> {
+        let operation = Arc::new(Self::default());
+        let worker = Arc::clone(&operation);
+        thread::Builder::new()
+            .name("krabka-copy".to_owned())
+            .spawn(move || worker.run(storage.as_ref(), &metadata, &segment))
+            .map_err(|err| RemoteStorageError::io("spawn copy thread for", "krabka-copy", err))?;
+        Ok(operation)
+    }
+
+    fn run(
+        &self,
+        storage: &dyn Copier,
+        metadata: &RemoteLogSegmentMetadata,
+        segment: &LogSegmentData,
+    ) {
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            #[cfg(feature = "panic-injection")]
+            if metadata
+                .topic_id_partition()
+                .topic
+                .starts_with(PANIC_TOPIC_PREFIX)
+            {
+                panic!(
+                    "injected panic copying {}",
+                    metadata.remote_log_segment_id()
+                );
+            }
+            storage.copy(metadata, segment, &self.token)
+        }));
+        let mut result = match outcome {
+            Ok(copied) => copied.map_err(BridgeError::from),
+            Err(payload) => Err(BridgeError::Panic(panic_message(payload.as_ref()))),
+        };
+        if self.cancelled.load(Ordering::SeqCst) {
+            // The caller gave up and told the broker the copy failed: remove
+            // what this attempt wrote. A failure here leaves objects for the
+            // broker's own clean-up delete of the same segment id.
+            let _cleanup = catch_unwind(AssertUnwindSafe(|| storage.delete(metadata)));
+            result = Err(RemoteStorageError::Cancelled(format!(
+                "copy of {} was interrupted",
+                metadata.remote_log_segment_id()
+            ))
+            .into());
+        }
+        let mut slot = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        *slot = Some(result);
+        self.finished.notify_all();
+    }
+
+    /// Waits up to `timeout` for the copy to finish; `true` once it has.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let slot = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        let (slot, _) = self
+            .finished
+            .wait_timeout_while(slot, timeout, |result| result.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        slot.is_some()
+    }
+
+    /// The result of a finished copy; `None` while it runs or once taken.
+    pub fn take_result(&self) -> Option<CopyResult> {
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Tells the worker its caller has given up.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.token.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use {
+        super::*,
+        bytes::Bytes,
+        krabka_ids::LeaderEpoch,
+        krabka_remote_storage::{
+            RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
+        },
+        std::{collections::BTreeMap, path::PathBuf, sync::mpsc},
+        uuid::Uuid,
+    };
+
+    /// A storage manager whose copy blocks until released and records deletes.
+    struct Gate {
+        release: Mutex<mpsc::Receiver<()>>,
+        deletes: Mutex<u32>,
+        saw_cancel: Mutex<bool>,
+        panic: bool,
+    }
+
+    impl Copier for Gate {
+        #[allow(clippy::panic_in_result_fn)] // The panic is the point of the test.
+        fn copy(
+            &self,
+            _: &RemoteLogSegmentMetadata,
+            _: &LogSegmentData,
+            cancel: &CancellationToken,
+        ) -> krabka_remote_storage::Result<Option<CustomMetadata>> {
+            let _ = self.release.lock().unwrap().recv();
+            assert!(!self.panic, "copy exploded at offset {}", 42);
+            *self.saw_cancel.lock().unwrap() = cancel.is_cancelled();
+            Ok(Some(CustomMetadata(vec![7])))
+        }
+
+        fn delete(&self, _: &RemoteLogSegmentMetadata) -> krabka_remote_storage::Result<()> {
+            *self.deletes.lock().unwrap() += 1;
+            Ok(())
+        }
+    }
+
+    fn gate(panic: bool) -> (Arc<Gate>, mpsc::Sender<()>) {
+        let (tx, rx) = mpsc::channel();
+        let gate = Arc::new(Gate {
+            release: Mutex::new(rx),
+            deletes: Mutex::new(0),
+            saw_cancel: Mutex::new(false),
+            panic,
+        });
+        (gate, tx)
+    }
+
+    fn metadata() -> RemoteLogSegmentMetadata {
+        let tp = TopicIdPartition::new(Uuid::from_u128(1), "orders", 0);
+        RemoteLogSegmentMetadata::new(
+            RemoteLogSegmentId::new(tp, Uuid::from_u128(2)),
+            0,
+            9,
+            0,
+            1,
+            0,
+            RemoteLogSegmentDetails::new(
+                10,
+                RemoteLogSegmentState::CopySegmentStarted,
+                BTreeMap::from([(LeaderEpoch(0), 0)]),
+            ),
+        )
+        .unwrap()
+    }
+
+    fn segment() -> LogSegmentData {
+        LogSegmentData {
+            log_segment: PathBuf::from("/nonexistent/0.log"),
+            offset_index: PathBuf::from("/nonexistent/0.index"),
+            time_index: PathBuf::from("/nonexistent/0.timeindex"),
+            transaction_index: None,
+            producer_snapshot_index: None,
+            leader_epoch_index: Bytes::new(),
+        }
+    }
+
+    #[test]
+    fn a_finished_copy_hands_back_its_custom_metadata_once() {
+        let (storage, release) = gate(false);
+        let op = CopyOperation::start(storage.clone(), metadata(), segment()).unwrap();
+        assert!(!op.wait(Duration::from_millis(20)));
+        release.send(()).unwrap();
+        assert!(op.wait(Duration::from_secs(10)));
+        let result = op.take_result().unwrap().unwrap();
+        assert_eq!(result, Some(CustomMetadata(vec![7])));
+        assert!(op.take_result().is_none());
+        assert_eq!(*storage.deletes.lock().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_cancelled_copy_deletes_what_it_wrote_and_reports_cancelled() {
+        let (storage, release) = gate(false);
+        let op = CopyOperation::start(storage.clone(), metadata(), segment()).unwrap();
+        op.cancel();
+        release.send(()).unwrap();
+        assert!(op.wait(Duration::from_secs(10)));
+        let err = op.take_result().unwrap().unwrap_err();
+        assert!(matches!(
+            err,
+            BridgeError::Storage(RemoteStorageError::Cancelled(_))
+        ));
+        assert_eq!(*storage.deletes.lock().unwrap(), 1);
+        assert!(
+            *storage.saw_cancel.lock().unwrap(),
+            "the tier saw the token"
+        );
+    }
+
+    #[test]
+    fn a_panicking_copy_becomes_a_panic_error_with_its_message() {
+        let (storage, release) = gate(true);
+        let op = CopyOperation::start(storage, metadata(), segment()).unwrap();
+        release.send(()).unwrap();
+        assert!(op.wait(Duration::from_secs(10)));
+        match op.take_result().unwrap() {
+            Err(BridgeError::Panic(message)) => {
+                assert!(message.contains("copy exploded at offset 42"), "{message}");
+            }
+            other => panic!("expected a panic error, got {other:?}"),
+        }
+    }
+}

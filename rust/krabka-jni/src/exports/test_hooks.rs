@@ -1,0 +1,56 @@
+//! Test-only natives, compiled with the `panic-injection` feature: they prove
+//! that a panic and each error class reach Java as the right exception.
+
+use {
+    crate::{boundary, error::BridgeError},
+    jni::{
+        EnvUnowned,
+        objects::{JClass, JString},
+        sys::{jboolean, jint},
+    },
+    krabka_remote_storage::RemoteStorageError,
+};
+
+/// `void testPanic(String message, boolean formatted)`: panics with a `&str`
+/// payload, or a `String` one when `formatted`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testPanic<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    message: JString<'local>,
+    formatted: jboolean,
+) {
+    boundary::call(&mut env, |env| -> Result<(), BridgeError> {
+        if formatted {
+            let message = super::string(env, &message, "message")?;
+            panic!("{message}");
+        }
+        panic!("injected panic");
+    });
+}
+
+/// `void testFail(int code)`: fails with a not-found (0), retryable (1) or
+/// corrupt-data (2) error.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testFail<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    code: jint,
+) {
+    boundary::call(&mut env, |_| -> Result<(), BridgeError> {
+        Err(match code {
+            0 => RemoteStorageError::not_found("injected missing index").into(),
+            1 => RemoteStorageError::Retryable {
+                message: "injected throttling".to_owned(),
+                source: None,
+            }
+            .into(),
+            2 => RemoteStorageError::Corrupt {
+                format: "log",
+                detail: "injected corruption".to_owned(),
+            }
+            .into(),
+            other => BridgeError::InvalidArgument(format!("unknown failure code {other}")),
+        })
+    });
+}
