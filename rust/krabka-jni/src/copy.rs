@@ -9,13 +9,14 @@
 //! operation's cancel flag and returns at once. The worker, when the copy
 //! returns, sees the flag and deletes whatever it wrote, so an abandoned copy
 //! leaves nothing behind (deleting is idempotent and keyed by the metadata
-//! alone).
+//! alone). The object-store tier also receives the flag as a
+//! [`CancellationToken`] and stops at the next part.
 
 use {
     crate::error::{BridgeError, panic_message},
     krabka_remote_storage::{
-        CustomMetadata, LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError,
-        RemoteStorageManager,
+        CancellationToken, CustomMetadata, LogSegmentData, RemoteLogSegmentMetadata,
+        RemoteStorageError,
     },
     std::{
         panic::{AssertUnwindSafe, catch_unwind},
@@ -36,10 +37,34 @@ pub const PANIC_TOPIC_PREFIX: &str = "krabka-inject-panic";
 /// What a finished copy produced.
 pub type CopyResult = Result<Option<CustomMetadata>, BridgeError>;
 
+/// What a copy runs against: a tier that copies (honouring `cancel` if it
+/// can) and deletes.
+pub trait Copier: Send + Sync + 'static {
+    /// Copies the segment; may stop early with `Cancelled` once `cancel` is
+    /// cancelled.
+    ///
+    /// # Errors
+    /// The tier's error.
+    fn copy(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        segment: &LogSegmentData,
+        cancel: &CancellationToken,
+    ) -> krabka_remote_storage::Result<Option<CustomMetadata>>;
+
+    /// Deletes whatever a copy of the segment wrote; succeeds when nothing is
+    /// there.
+    ///
+    /// # Errors
+    /// The tier's error.
+    fn delete(&self, metadata: &RemoteLogSegmentMetadata) -> krabka_remote_storage::Result<()>;
+}
+
 /// One copy in flight, shared by its worker thread and its Java handle.
 #[derive(Debug, Default)]
 pub struct CopyOperation {
     cancelled: AtomicBool,
+    token: CancellationToken,
     result: Mutex<Option<CopyResult>>,
     finished: Condvar,
 }
@@ -50,7 +75,7 @@ impl CopyOperation {
     /// # Errors
     /// [`BridgeError::Storage`] when the thread cannot be started.
     pub fn start(
-        storage: Arc<dyn RemoteStorageManager>,
+        storage: Arc<dyn Copier>,
         metadata: RemoteLogSegmentMetadata,
         segment: LogSegmentData,
     ) -> Result<Arc<Self>, BridgeError> {
@@ -65,7 +90,7 @@ impl CopyOperation {
 
     fn run(
         &self,
-        storage: &dyn RemoteStorageManager,
+        storage: &dyn Copier,
         metadata: &RemoteLogSegmentMetadata,
         segment: &LogSegmentData,
     ) {
@@ -81,7 +106,7 @@ impl CopyOperation {
                     metadata.remote_log_segment_id()
                 );
             }
-            storage.copy_log_segment_data(metadata, segment)
+            storage.copy(metadata, segment, &self.token)
         }));
         let mut result = match outcome {
             Ok(copied) => copied.map_err(BridgeError::from),
@@ -91,9 +116,7 @@ impl CopyOperation {
             // The caller gave up and told the broker the copy failed: remove
             // what this attempt wrote. A failure here leaves objects for the
             // broker's own clean-up delete of the same segment id.
-            let _cleanup = catch_unwind(AssertUnwindSafe(|| {
-                storage.delete_log_segment_data(metadata)
-            }));
+            let _cleanup = catch_unwind(AssertUnwindSafe(|| storage.delete(metadata)));
             result = Err(RemoteStorageError::Cancelled(format!(
                 "copy of {} was interrupted",
                 metadata.remote_log_segment_id()
@@ -126,6 +149,7 @@ impl CopyOperation {
     /// Tells the worker its caller has given up.
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
+        self.token.cancel();
     }
 }
 
@@ -136,8 +160,7 @@ mod tests {
         bytes::Bytes,
         krabka_ids::LeaderEpoch,
         krabka_remote_storage::{
-            IndexType, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState,
-            SegmentReader, TopicIdPartition,
+            RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
         },
         std::{collections::BTreeMap, path::PathBuf, sync::mpsc},
         uuid::Uuid,
@@ -147,42 +170,25 @@ mod tests {
     struct Gate {
         release: Mutex<mpsc::Receiver<()>>,
         deletes: Mutex<u32>,
+        saw_cancel: Mutex<bool>,
         panic: bool,
     }
 
-    impl RemoteStorageManager for Gate {
+    impl Copier for Gate {
         #[allow(clippy::panic_in_result_fn)] // The panic is the point of the test.
-        fn copy_log_segment_data(
+        fn copy(
             &self,
             _: &RemoteLogSegmentMetadata,
             _: &LogSegmentData,
+            cancel: &CancellationToken,
         ) -> krabka_remote_storage::Result<Option<CustomMetadata>> {
             let _ = self.release.lock().unwrap().recv();
             assert!(!self.panic, "copy exploded at offset {}", 42);
+            *self.saw_cancel.lock().unwrap() = cancel.is_cancelled();
             Ok(Some(CustomMetadata(vec![7])))
         }
 
-        fn fetch_log_segment(
-            &self,
-            _: &RemoteLogSegmentMetadata,
-            _: u64,
-            _: Option<u64>,
-        ) -> krabka_remote_storage::Result<SegmentReader> {
-            Err(RemoteStorageError::not_found("segment"))
-        }
-
-        fn fetch_index(
-            &self,
-            _: &RemoteLogSegmentMetadata,
-            _: IndexType,
-        ) -> krabka_remote_storage::Result<Vec<u8>> {
-            Err(RemoteStorageError::not_found("index"))
-        }
-
-        fn delete_log_segment_data(
-            &self,
-            _: &RemoteLogSegmentMetadata,
-        ) -> krabka_remote_storage::Result<()> {
+        fn delete(&self, _: &RemoteLogSegmentMetadata) -> krabka_remote_storage::Result<()> {
             *self.deletes.lock().unwrap() += 1;
             Ok(())
         }
@@ -193,6 +199,7 @@ mod tests {
         let gate = Arc::new(Gate {
             release: Mutex::new(rx),
             deletes: Mutex::new(0),
+            saw_cancel: Mutex::new(false),
             panic,
         });
         (gate, tx)
@@ -253,6 +260,10 @@ mod tests {
             BridgeError::Storage(RemoteStorageError::Cancelled(_))
         ));
         assert_eq!(*storage.deletes.lock().unwrap(), 1);
+        assert!(
+            *storage.saw_cancel.lock().unwrap(),
+            "the tier saw the token"
+        );
     }
 
     #[test]

@@ -1,13 +1,12 @@
 //! The registries of live native objects, one per handle type.
 
 use {
-    crate::{copy::CopyOperation, handles::Registry, stream::SegmentStream},
-    krabka_remote_storage::{RemoteLogMetadataManager, RemoteStorageManager},
+    crate::{backend::Storage, copy::CopyOperation, handles::Registry, stream::SegmentStream},
+    krabka_remote_storage::RemoteLogMetadataManager,
 };
 
 /// Open storage managers (`KrabkaRemoteStorageManager`).
-pub static STORAGE_MANAGERS: Registry<dyn RemoteStorageManager> =
-    Registry::new("remote storage manager");
+pub static STORAGE_MANAGERS: Registry<Storage> = Registry::new("remote storage manager");
 
 /// Open metadata managers (`KrabkaRemoteLogMetadataManager`).
 pub static METADATA_MANAGERS: Registry<dyn RemoteLogMetadataManager> =

@@ -6,8 +6,13 @@ use {
     std::{fmt, path::PathBuf, time::Duration},
 };
 
-/// Objects at or above this size are uploaded as multipart uploads (100 MiB).
-pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 100 * 1024 * 1024;
+/// Objects at or above this size are uploaded as multipart uploads (16 MiB).
+///
+/// It equals [`DEFAULT_MULTIPART_CHUNK_SIZE`] on purpose: a single PUT
+/// carries its whole body in memory, so a threshold no larger than one part
+/// keeps a copy's memory within the multipart budget whatever the segment
+/// size.
+pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 16 * 1024 * 1024;
 
 /// Size of each part of a multipart upload (16 MiB). S3 requires at least
 /// 5 MiB for every part but the last and allows at most 10 000 parts.
@@ -27,6 +32,9 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The smallest part size S3 accepts for every part but the last.
 const MIN_MULTIPART_CHUNK_SIZE: usize = 5 * 1024 * 1024;
+
+/// The largest object S3 accepts in one PUT, and the largest part (5 GiB).
+const MAX_SINGLE_PUT: u64 = 5 * 1024 * 1024 * 1024;
 
 /// Where S3 credentials come from.
 #[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -363,11 +371,18 @@ fn validate_multipart(threshold: u64, chunk_size: usize) -> Result<(), ObjectSto
             expected: "at least 5 MiB (5242880 bytes), the smallest part S3 accepts",
         });
     }
-    if threshold == 0 {
+    if u64::try_from(chunk_size).map_or(true, |size| size > MAX_SINGLE_PUT) {
+        return Err(ObjectStoreConfigError::Invalid {
+            field: "multipart_chunk_size",
+            value: chunk_size.to_string(),
+            expected: "at most 5 GiB (5368709120 bytes), the largest part S3 accepts",
+        });
+    }
+    if threshold == 0 || threshold > MAX_SINGLE_PUT {
         return Err(ObjectStoreConfigError::Invalid {
             field: "multipart_threshold",
             value: threshold.to_string(),
-            expected: "a positive number of bytes",
+            expected: "1 byte to 5 GiB (5368709120 bytes), the largest single PUT S3 accepts",
         });
     }
     Ok(())

@@ -153,7 +153,7 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_fetchOpen<'loc
             BridgeError::InvalidArgument(format!("start position {start} is negative"))
         })?;
         let end = u64::try_from(end).ok();
-        let reader = storage.fetch_log_segment(&metadata, start, end)?;
+        let reader = storage.manager().fetch_log_segment(&metadata, start, end)?;
         Ok(STREAMS.insert(Arc::new(SegmentStream::new(reader))))
     })
 }
@@ -184,7 +184,7 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_fetchIndex<'lo
                 )));
             }
         };
-        let contents = storage.fetch_index(&metadata, index)?;
+        let contents = storage.manager().fetch_index(&metadata, index)?;
         Ok(env.byte_array_from_slice(&contents)?)
     })
 }
@@ -201,7 +201,7 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_delete<'local>
     boundary::call(&mut env, |env| {
         let storage = STORAGE_MANAGERS.get(rsm)?;
         let metadata = wire::decode_metadata(&bytes(env, &metadata)?)?;
-        storage.delete_log_segment_data(&metadata)?;
+        storage.manager().delete_log_segment_data(&metadata)?;
         Ok(())
     });
 }

@@ -63,6 +63,27 @@ public class ConfigTest {
     }
 
     @Test
+    public void anS3BackendConfiguresWithoutContactingTheServerAndFailsCleanlyWhenItIsDown()
+            throws Exception {
+        KrabkaRemoteStorageManager rsm = new KrabkaRemoteStorageManager();
+        rsm.configure(rsm("backend", "s3", "s3.bucket", "tiered", "s3.region", "us-east-1",
+                "s3.endpoint", "http://127.0.0.1:9", "s3.allow.http", "true", "s3.path.style", "true",
+                "s3.access.key.id", "id", "s3.secret.access.key", "secret", "max.retries", "0",
+                "retry.timeout.ms", "500", "connect.timeout.ms", "500", "request.timeout.ms", "1000"));
+        try {
+            org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata md =
+                    Segments.started(Segments.partition("orders", 0), 0, 9, 10);
+            org.apache.kafka.server.log.remote.storage.RemoteStorageException e = assertThrows(
+                    org.apache.kafka.server.log.remote.storage.RemoteStorageException.class,
+                    () -> rsm.fetchIndex(md, org.apache.kafka.server.log.remote.storage
+                            .RemoteStorageManager.IndexType.OFFSET));
+            assertFalse(e instanceof org.apache.kafka.server.log.remote.storage.RemoteResourceNotFoundException);
+        } finally {
+            rsm.close();
+        }
+    }
+
+    @Test
     public void secretsArePasswordsAndReachTheNativeSideRevealed() {
         KrabkaRemoteStorageManagerConfig config = new KrabkaRemoteStorageManagerConfig(rsm(
                 "backend", "s3", "s3.bucket", "tiered", "s3.region", "r", "s3.access.key.id", "AKIA",
