@@ -13,7 +13,7 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Configuration of {@link KrabkaRemoteLogMetadataManager}: the broker's {@code rlmm.config.<key>}
- * properties with the prefix removed. Besides the keys below the broker passes {@code broker.id},
+ * properties with the prefix removed. Besides the keys below the broker passes {@code broker.id}, {@code node.id},
  * {@code log.dir}, {@code cluster.id} and, with a metadata listener,
  * {@code remote.log.metadata.common.client.*}; those are accepted and ignored. Any other key fails
  * {@code configure()} with a {@link ConfigException} naming it.
@@ -21,8 +21,8 @@ import org.apache.kafka.common.config.ConfigException;
 public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
     public static final String NATIVE_LIBRARY_PATH_CONFIG = NativeLibrary.PATH_CONFIG;
 
-    /** Keys the broker adds on its own. */
-    static final Set<String> BROKER_KEYS = Set.of("broker.id", "log.dir", "cluster.id");
+    /** Keys the broker adds on its own ({@code node.id} since Kafka 4.4). */
+    static final Set<String> BROKER_KEYS = Set.of("broker.id", "node.id", "log.dir", "cluster.id");
     /** Prefixes of keys the broker adds on its own. */
     static final Set<String> BROKER_PREFIXES = Set.of("remote.log.metadata.common.client.");
 

@@ -94,8 +94,11 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
 
     public static final String NATIVE_LIBRARY_PATH_CONFIG = NativeLibrary.PATH_CONFIG;
 
-    /** Keys the broker adds on its own; accepted and ignored. */
-    static final Set<String> BROKER_KEYS = Set.of("broker.id");
+    /**
+     * Keys the broker adds on its own; accepted and ignored. Kafka 4.0 passes {@code broker.id};
+     * later releases also pass {@code node.id}.
+     */
+    static final Set<String> BROKER_KEYS = Set.of("broker.id", "node.id");
 
     /** Keys passed on to the native library. */
     private static final String[] NATIVE_KEYS = {

@@ -33,6 +33,14 @@ public class ConfigTest {
     }
 
     @Test
+    public void theBrokerIdentityKeysOfEveryKafkaVersionAreAccepted() {
+        // Kafka 4.4 passes node.id besides broker.id to both plugins' configure().
+        KrabkaRemoteStorageManagerConfig config = new KrabkaRemoteStorageManagerConfig(
+                rsm("filesystem.root", "/tmp/x", "node.id", 3));
+        assertFalse(config.nativeEntries().containsKey("node.id"));
+    }
+
+    @Test
     public void unknownKeysFailNamingTheKeyWithoutShowingTheValue() {
         ConfigException e = assertThrows(ConfigException.class, () -> new KrabkaRemoteStorageManager()
                 .configure(rsm("filesystem.root", "/tmp/x", "s3.secret.acess.key", "hunter2")));
@@ -100,6 +108,7 @@ public class ConfigTest {
     public void theMetadataManagerAcceptsWhatTheBrokerAddsAndNothingElse() {
         Map<String, Object> config = new HashMap<>();
         config.put("broker.id", 1);
+        config.put("node.id", 1);
         config.put("log.dir", "/var/lib/kafka");
         config.put("cluster.id", "x");
         config.put("remote.log.metadata.common.client.bootstrap.servers", "localhost:9092");
