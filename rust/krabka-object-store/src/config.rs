@@ -28,6 +28,9 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// The smallest part size S3 accepts for every part but the last.
 const MIN_MULTIPART_CHUNK_SIZE: usize = 5 * 1024 * 1024;
 
+/// The largest object S3 accepts in one PUT, and the largest part (5 GiB).
+const MAX_SINGLE_PUT: u64 = 5 * 1024 * 1024 * 1024;
+
 /// Where S3 credentials come from.
 #[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -363,11 +366,18 @@ fn validate_multipart(threshold: u64, chunk_size: usize) -> Result<(), ObjectSto
             expected: "at least 5 MiB (5242880 bytes), the smallest part S3 accepts",
         });
     }
-    if threshold == 0 {
+    if u64::try_from(chunk_size).map_or(true, |size| size > MAX_SINGLE_PUT) {
+        return Err(ObjectStoreConfigError::Invalid {
+            field: "multipart_chunk_size",
+            value: chunk_size.to_string(),
+            expected: "at most 5 GiB (5368709120 bytes), the largest part S3 accepts",
+        });
+    }
+    if threshold == 0 || threshold > MAX_SINGLE_PUT {
         return Err(ObjectStoreConfigError::Invalid {
             field: "multipart_threshold",
             value: threshold.to_string(),
-            expected: "a positive number of bytes",
+            expected: "1 byte to 5 GiB (5368709120 bytes), the largest single PUT S3 accepts",
         });
     }
     Ok(())

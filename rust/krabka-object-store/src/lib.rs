@@ -6,14 +6,18 @@
 //! [`ObjectStoreConfig`] for tests. Configurations are validated with
 //! [`ObjectStoreConfig::validate`], whose errors name the field that was wrong;
 //! secrets live in [`Secret`], whose `Debug` output never shows them.
+//! [`build_object_store`] turns a configuration into an `object_store` handle
+//! with the configured credentials, addressing, retries and timeouts.
 
 #![forbid(unsafe_code)]
 
+mod build;
 mod config;
 mod error;
 mod secret;
 
 pub use {
+    build::{ObjectStoreBuildError, build_object_store},
     config::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
         DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
@@ -22,3 +26,7 @@ pub use {
     error::ObjectStoreConfigError,
     secret::Secret,
 };
+
+/// The `object_store` crate this crate builds on, re-exported so users name
+/// the exact version of its types.
+pub use object_store;

@@ -27,6 +27,9 @@
 //! - [`InmemoryRemoteLogMetadataManager`], a process-memory
 //!   [`RemoteLogMetadataManager`], with snapshots in [`dump`].
 //! - [`RemoteIndexCache`], a bounded on-disk cache of fetched remote indexes.
+//! - [`S3RemoteStorage`], an object-store [`RemoteStorageManager`] for S3,
+//!   S3-compatible servers and Google Cloud Storage, with a
+//!   [`CancellationToken`] to stop a running copy.
 //!
 //! ## Boundary with the broker
 //!
@@ -94,12 +97,14 @@ pub mod diskless;
 pub mod dump;
 mod error;
 mod fs_publish;
+mod gcs;
 pub mod index;
 mod index_cache;
 mod inmemory;
 mod local;
 mod metadata;
 mod metadata_manager;
+mod s3;
 mod storage_manager;
 mod worm;
 
@@ -128,6 +133,7 @@ pub use {
         RemotePartitionDeleteState, TopicIdPartition,
     },
     metadata_manager::RemoteLogMetadataManager,
+    s3::{CancellationToken, S3RemoteStorage},
     storage_manager::{
         IndexType, LOG_FILE_SUFFIX, LogSegmentData, PartitionDirName, RemoteStorageManager,
         SegmentFileName, SegmentReader, decode_kafka_uuid, kafka_uuid, parse_partition_dir_name,

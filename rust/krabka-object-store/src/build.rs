@@ -1,0 +1,387 @@
+//! Turning a validated [`ObjectStoreConfig`] into an `object_store` handle.
+//!
+//! Every backend gets the same client policy: the operator's retry count and
+//! retry time budget on top of `object_store`'s exponential backoff with
+//! jitter, a per-request timeout and a connect timeout. Credentials are the
+//! explicit ones when the configuration has them, otherwise the ambient chain
+//! of `object_store` (see [`S3Credentials::Ambient`] and [`GcsConfig`]).
+
+use {
+    crate::{GcsConfig, ObjectStoreConfig, ObjectStoreConfigError, S3Config, S3Credentials},
+    object_store::{
+        BackoffConfig, ClientOptions, ObjectStore, RetryConfig, aws::AmazonS3Builder,
+        gcp::GoogleCloudStorageBuilder, local::LocalFileSystem, memory::InMemory,
+    },
+    std::{
+        path::{Path, PathBuf},
+        sync::Arc,
+        time::Duration,
+    },
+};
+
+/// Why [`build_object_store`] could not produce a store.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObjectStoreBuildError {
+    /// The configuration itself was refused; the error names the field.
+    #[error(transparent)]
+    Config(#[from] ObjectStoreConfigError),
+    /// A file the configuration points at could not be used.
+    #[error("`{field}` points at `{}`, which cannot be used", path.display())]
+    File {
+        /// The configuration field holding the path.
+        field: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// Why it cannot be used.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The `object_store` client refused the configuration (for example a
+    /// service-account key that is not valid JSON).
+    #[error("the {backend} client refused the configuration")]
+    Client {
+        /// `S3`, `GCS` or `local`.
+        backend: &'static str,
+        /// The client's own error.
+        #[source]
+        source: object_store::Error,
+    },
+}
+
+/// Credential-related environment variables of the AWS chain that the ambient
+/// S3 provider honours. Endpoint, region and addressing always come from the
+/// configuration, never from the environment.
+const AMBIENT_AWS_ENV: &[&str] = &[
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+    "AWS_ROLE_SESSION_NAME",
+    "AWS_ENDPOINT_URL_STS",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+    "AWS_METADATA_ENDPOINT",
+    "AWS_IMDSV1_FALLBACK",
+];
+
+/// The environment variable of Google's application-default credentials.
+const GOOGLE_APPLICATION_CREDENTIALS: &str = "GOOGLE_APPLICATION_CREDENTIALS";
+
+/// Builds the object store a configuration describes, after validating it.
+///
+/// - **S3**: path-style or virtual-hosted addressing, optional custom
+///   endpoint (for virtual-hosted addressing the bucket is prepended to the
+///   endpoint's host), explicit keys or else the ambient AWS chain
+///   (environment keys, web identity, container and instance metadata).
+/// - **GCS**: the native GCS API; credentials from `service_account_path`,
+///   `service_account_key`, `application_credentials_path` (else
+///   `$GOOGLE_APPLICATION_CREDENTIALS`, else gcloud's well-known file), else
+///   the metadata server (Workload Identity).
+/// - **Local**: a directory, created when missing, with fsync on write.
+/// - **InMemory**: process memory.
+///
+/// ```
+/// use krabka_object_store::{build_object_store, ObjectStoreConfig, S3Config};
+/// let mut s3 = S3Config::new("tier", "us-east-1");
+/// s3.endpoint = Some("http://127.0.0.1:8333".to_owned());
+/// s3.allow_http = true;
+/// s3.path_style = true;
+/// let store = build_object_store(&ObjectStoreConfig::S3(s3)).unwrap();
+/// assert!(store.to_string().contains("tier"));
+/// ```
+///
+/// # Errors
+/// [`ObjectStoreBuildError::Config`] naming the bad field,
+/// [`ObjectStoreBuildError::File`] for an unusable credentials file or local
+/// root, [`ObjectStoreBuildError::Client`] when `object_store` refuses it.
+pub fn build_object_store(
+    config: &ObjectStoreConfig,
+) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
+    config.validate()?;
+    match config {
+        ObjectStoreConfig::S3(s3) => build_s3(s3),
+        ObjectStoreConfig::Gcs(gcs) => build_gcs(gcs),
+        ObjectStoreConfig::Local { root } => build_local(root),
+        ObjectStoreConfig::InMemory => Ok(Arc::new(InMemory::new())),
+    }
+}
+
+/// The retry policy shared by every remote backend.
+fn retry_config(max_retries: usize, retry_timeout: Duration) -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig::default(),
+        max_retries,
+        retry_timeout,
+    }
+}
+
+/// The HTTP client options shared by every remote backend.
+fn client_options(allow_http: bool, request: Duration, connect: Duration) -> ClientOptions {
+    ClientOptions::new()
+        .with_allow_http(allow_http)
+        .with_timeout(request)
+        .with_connect_timeout(connect)
+}
+
+fn build_s3(config: &S3Config) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
+    let mut builder = AmazonS3Builder::new();
+    match &config.credentials {
+        S3Credentials::Static {
+            access_key_id,
+            secret_access_key,
+            session_token,
+        } => {
+            builder = builder
+                .with_access_key_id(access_key_id)
+                .with_secret_access_key(secret_access_key.expose());
+            if let Some(token) = session_token {
+                builder = builder.with_token(token.expose());
+            }
+        }
+        S3Credentials::Ambient => {
+            for name in AMBIENT_AWS_ENV {
+                if let Ok(value) = std::env::var(name) {
+                    let key = name.to_ascii_lowercase().parse().map_err(|source| {
+                        ObjectStoreBuildError::Client {
+                            backend: "S3",
+                            source,
+                        }
+                    })?;
+                    builder = builder.with_config(key, value);
+                }
+            }
+        }
+    }
+    builder = builder
+        .with_bucket_name(&config.bucket)
+        .with_region(&config.region)
+        .with_virtual_hosted_style_request(!config.path_style)
+        .with_retry(retry_config(config.max_retries, config.retry_timeout))
+        .with_client_options(client_options(
+            config.allow_http,
+            config.request_timeout,
+            config.connect_timeout,
+        ));
+    if let Some(endpoint) = &config.endpoint {
+        let endpoint = if config.path_style {
+            endpoint.trim_end_matches('/').to_owned()
+        } else {
+            virtual_hosted_endpoint(endpoint, &config.bucket)
+        };
+        builder = builder.with_endpoint(endpoint);
+    }
+    let store = builder
+        .build()
+        .map_err(|source| ObjectStoreBuildError::Client {
+            backend: "S3",
+            source,
+        })?;
+    Ok(Arc::new(store))
+}
+
+/// `https://host:port` → `https://bucket.host:port`, unless the host already
+/// starts with the bucket (`object_store` expects virtual-hosted endpoints
+/// to name the bucket).
+fn virtual_hosted_endpoint(endpoint: &str, bucket: &str) -> String {
+    let endpoint = endpoint.trim_end_matches('/');
+    match endpoint.split_once("://") {
+        Some((scheme, host)) if !host.starts_with(&format!("{bucket}.")) => {
+            format!("{scheme}://{bucket}.{host}")
+        }
+        _ => endpoint.to_owned(),
+    }
+}
+
+fn build_gcs(config: &GcsConfig) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
+    let mut builder = GoogleCloudStorageBuilder::new()
+        .with_bucket_name(&config.bucket)
+        .with_retry(retry_config(config.max_retries, config.retry_timeout))
+        .with_client_options(client_options(
+            config.allow_http,
+            config.request_timeout,
+            config.connect_timeout,
+        ));
+    if let Some(path) = &config.service_account_path {
+        builder = builder.with_service_account_path(readable_path("service_account_path", path)?);
+    }
+    if let Some(key) = &config.service_account_key {
+        builder = builder.with_service_account_key(key.expose());
+    }
+    let application_credentials = match &config.application_credentials_path {
+        Some(path) => Some(("application_credentials_path", path.clone())),
+        None if config.service_account_path.is_none() && config.service_account_key.is_none() => {
+            std::env::var_os(GOOGLE_APPLICATION_CREDENTIALS)
+                .filter(|value| !value.is_empty())
+                .map(|value| (GOOGLE_APPLICATION_CREDENTIALS, PathBuf::from(value)))
+        }
+        None => None,
+    };
+    if let Some((field, path)) = application_credentials {
+        builder = builder.with_application_credentials(readable_path(field, &path)?);
+    }
+    if let Some(endpoint) = &config.endpoint {
+        builder = builder.with_base_url(endpoint.trim_end_matches('/'));
+    }
+    let store = builder
+        .build()
+        .map_err(|source| ObjectStoreBuildError::Client {
+            backend: "GCS",
+            source,
+        })?;
+    Ok(Arc::new(store))
+}
+
+/// The path as UTF-8 text after checking the file can be opened, so a typo
+/// is reported against the field that holds it.
+fn readable_path(field: &'static str, path: &Path) -> Result<String, ObjectStoreBuildError> {
+    std::fs::File::open(path).map_err(|source| ObjectStoreBuildError::File {
+        field,
+        path: path.to_owned(),
+        source,
+    })?;
+    path.to_str().map(str::to_owned).ok_or_else(|| {
+        ObjectStoreBuildError::Config(ObjectStoreConfigError::Invalid {
+            field,
+            value: path.display().to_string(),
+            expected: "a UTF-8 path",
+        })
+    })
+}
+
+fn build_local(root: &Path) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
+    std::fs::create_dir_all(root).map_err(|source| ObjectStoreBuildError::File {
+        field: "root",
+        path: root.to_owned(),
+        source,
+    })?;
+    let store = LocalFileSystem::new_with_prefix(root)
+        .map_err(|source| ObjectStoreBuildError::Client {
+            backend: "local",
+            source,
+        })?
+        .with_fsync(true);
+    Ok(Arc::new(store))
+}
+
+#[cfg(test)]
+mod tests {
+    use {
+        super::*,
+        crate::Secret,
+        object_store::{ObjectStoreExt, path::Path as ObjectPath},
+    };
+
+    fn local_s3() -> S3Config {
+        let mut config = S3Config::new("tier", "us-east-1");
+        config.endpoint = Some("http://127.0.0.1:8333".to_owned());
+        config.allow_http = true;
+        config.path_style = true;
+        config
+    }
+
+    #[test]
+    fn an_invalid_config_is_refused_before_building() {
+        let mut config = local_s3();
+        config.region = String::new();
+        let err = build_object_store(&ObjectStoreConfig::S3(config)).unwrap_err();
+        assert!(matches!(
+            err,
+            ObjectStoreBuildError::Config(ObjectStoreConfigError::Missing { field: "region" })
+        ));
+    }
+
+    #[test]
+    fn path_style_s3_names_the_endpoint_and_bucket() {
+        let store = build_object_store(&ObjectStoreConfig::S3(local_s3())).unwrap();
+        let text = store.to_string();
+        assert!(text.contains("tier"), "{text}");
+    }
+
+    #[test]
+    fn static_credentials_build() {
+        let mut config = local_s3();
+        config.credentials = S3Credentials::Static {
+            access_key_id: "test".to_owned(),
+            secret_access_key: Secret::new("testtesttest"),
+            session_token: Some(Secret::new("token")),
+        };
+        build_object_store(&ObjectStoreConfig::S3(config)).unwrap();
+    }
+
+    #[test]
+    fn virtual_hosted_endpoints_gain_the_bucket_once() {
+        assert_eq!(
+            virtual_hosted_endpoint("https://s3.example.com/", "tier"),
+            "https://tier.s3.example.com"
+        );
+        assert_eq!(
+            virtual_hosted_endpoint("https://tier.s3.example.com", "tier"),
+            "https://tier.s3.example.com"
+        );
+    }
+
+    #[test]
+    fn a_missing_service_account_file_names_its_field() {
+        let mut config = GcsConfig::new("tier");
+        config.service_account_path = Some(PathBuf::from("/nonexistent/krabka/key.json"));
+        let err = build_object_store(&ObjectStoreConfig::Gcs(config)).unwrap_err();
+        assert!(matches!(
+            err,
+            ObjectStoreBuildError::File {
+                field: "service_account_path",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_malformed_service_account_key_is_a_client_error() {
+        let mut config = GcsConfig::new("tier");
+        config.service_account_key = Some(Secret::new("not json"));
+        let err = build_object_store(&ObjectStoreConfig::Gcs(config)).unwrap_err();
+        assert!(matches!(
+            err,
+            ObjectStoreBuildError::Client { backend: "GCS", .. }
+        ));
+    }
+
+    #[test]
+    fn an_emulator_key_builds_a_gcs_store() {
+        let mut config = GcsConfig::new("tier");
+        config.service_account_key = Some(Secret::new(
+            r#"{"private_key":"x","private_key_id":"x","client_email":"x@example.com","disable_oauth":true}"#,
+        ));
+        config.endpoint = Some("http://127.0.0.1:4443".to_owned());
+        config.allow_http = true;
+        build_object_store(&ObjectStoreConfig::Gcs(config)).unwrap();
+    }
+
+    #[test]
+    fn local_and_in_memory_stores_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("created");
+        let runtime = tokio_runtime();
+        for config in [
+            ObjectStoreConfig::Local { root },
+            ObjectStoreConfig::InMemory,
+        ] {
+            let store = build_object_store(&config).unwrap();
+            let path = ObjectPath::from("a/b");
+            runtime.block_on(async {
+                store.put(&path, b"hello".to_vec().into()).await.unwrap();
+                let bytes = store.get(&path).await.unwrap().bytes().await.unwrap();
+                assert_eq!(&bytes[..], b"hello");
+            });
+        }
+    }
+
+    fn tokio_runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+}

