@@ -6,8 +6,13 @@ use {
     std::{fmt, path::PathBuf, time::Duration},
 };
 
-/// Objects at or above this size are uploaded as multipart uploads (100 MiB).
-pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 100 * 1024 * 1024;
+/// Objects at or above this size are uploaded as multipart uploads (16 MiB).
+///
+/// It equals [`DEFAULT_MULTIPART_CHUNK_SIZE`] on purpose: a single PUT
+/// carries its whole body in memory, so a threshold no larger than one part
+/// keeps a copy's memory within the multipart budget whatever the segment
+/// size.
+pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 16 * 1024 * 1024;
 
 /// Size of each part of a multipart upload (16 MiB). S3 requires at least
 /// 5 MiB for every part but the last and allows at most 10 000 parts.
