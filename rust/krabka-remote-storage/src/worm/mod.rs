@@ -19,7 +19,10 @@
 //! [`SegmentManifest::from_bytes`], [`verify_manifest_signature`] and
 //! [`ChainWalk`].
 
+mod archiver;
+mod bucket;
 mod chain;
+mod config;
 mod digest;
 mod error;
 pub(crate) mod hex;
@@ -29,8 +32,14 @@ mod record;
 mod signature;
 mod stamp;
 
+pub(crate) use bucket::prove_bucket;
 pub use {
+    archiver::{
+        CHAIN_DIR, SEAL_SUFFIX, SealedManifest, WormArchiver, derive_tip, parse_seal_name, seal_key,
+    },
+    bucket::WORM_PROBE_DIR,
     chain::ChainWalk,
+    config::{WormConfig, worm_error},
     digest::{ChainHead, Sha256Digest},
     error::WormError,
     hex::HexBytes,
