@@ -145,7 +145,7 @@ pub use {
         ManifestBody, ManifestSeq, ManifestSignature, ManifestSigner, ObjectEntry, SEAL_SUFFIX,
         SealedManifest, SegmentIdentity, SegmentManifest, Sha256Digest, TrustedManifestKeys,
         VerifiedManifest, WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WormArchiver, WormChainRecord,
-        WormConfig, WormError, canonical_manifest_bytes, derive_tip, manifest_head,
+        WormConfig, WormError, canonical_manifest_bytes, derive_tip, genesis_epoch, manifest_head,
         manifest_signing_bytes, next_chain_stamp, parse_seal_name, seal_key, verify_manifest_bytes,
         verify_manifest_signature, worm_error,
     },

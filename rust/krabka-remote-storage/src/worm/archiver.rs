@@ -82,6 +82,24 @@ pub fn parse_seal_name(name: &str) -> Option<(EpochId, ManifestSeq)> {
     Some((EpochId(uuid), ManifestSeq(seq.parse().ok()?)))
 }
 
+/// The first chain epoch of a partition, the same for every writer: a
+/// version-8 UUID from the first 16 bytes of
+/// `SHA-256("krabka-worm-genesis-epoch-v1" ‖ 00 ‖ topic id ‖ i32(partition))`.
+#[must_use]
+pub fn genesis_epoch(metadata: &RemoteLogSegmentMetadata) -> EpochId {
+    let partition = metadata.topic_id_partition();
+    let mut hasher = Sha256::new();
+    hasher.update(b"krabka-worm-genesis-epoch-v1\0");
+    hasher.update(partition.topic_id.as_bytes());
+    hasher.update(partition.partition.to_be_bytes());
+    let digest: [u8; 32] = hasher.finalize().into();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    bytes[6] = (bytes[6] & 0x0f) | 0x80;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    EpochId(Uuid::from_bytes(bytes))
+}
+
 /// A committed segment copy: the signed manifest, its chain head and where
 /// it is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,7 +245,7 @@ impl WormArchiver {
             objects.push(self.upload(suffix, &key, source, cancel).await?);
         }
         let dir = keys.partition_dir().to_owned();
-        let stamp = self.tip(&dir).await?;
+        let stamp = self.tip(&dir, genesis_epoch(metadata)).await?;
         let body = ManifestBody::new(SegmentIdentity::from_metadata(metadata), objects, stamp);
         let manifest = self.signer.seal(body);
         let head = manifest_head(&manifest.body);
@@ -297,7 +315,7 @@ impl WormArchiver {
 
     /// The next chain position of `dir`: cached, or derived from the seals
     /// in the bucket.
-    async fn tip(&self, dir: &str) -> Result<ChainStamp> {
+    async fn tip(&self, dir: &str, genesis: EpochId) -> Result<ChainStamp> {
         if let Some(stamp) = self
             .tips
             .lock()
@@ -306,7 +324,7 @@ impl WormArchiver {
         {
             return Ok(*stamp);
         }
-        let stamp = derive_tip(&*self.store, dir).await?;
+        let stamp = derive_tip(&*self.store, dir, genesis).await?;
         self.tips
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -426,14 +444,19 @@ fn create_error(err: object_store::Error, operation: &str, key: &str) -> RemoteS
 
 /// Derives the next chain position of `dir` from its seals: the newest seal
 /// of each epoch is read, and the one with the greatest
-/// `(segment start offset, seq)` gives the tip; without seals a new epoch
-/// starts.
+/// `(segment start offset, seq)` gives the tip; without seals the chain
+/// starts at seq 0 of `genesis` (the partition's [`genesis_epoch`], so two
+/// writers starting an empty partition contend for the same first seal).
 ///
 /// # Errors
 /// [`RemoteStorageError::Corrupt`] when the newest seal does not decode or
 /// does not match its key (the writer stops rather than fork the chain);
 /// the store's errors.
-pub async fn derive_tip(store: &dyn ObjectStore, dir: &str) -> Result<ChainStamp> {
+pub async fn derive_tip(
+    store: &dyn ObjectStore,
+    dir: &str,
+    genesis: EpochId,
+) -> Result<ChainStamp> {
     let chain_dir = format!("{dir}/{CHAIN_DIR}/");
     let listed: Vec<_> = store
         .list(Some(&Path::from(format!("{dir}/{CHAIN_DIR}"))))
@@ -483,8 +506,5 @@ pub async fn derive_tip(store: &dyn ObjectStore, dir: &str) -> Result<ChainStamp
             best = Some((rank, next));
         }
     }
-    Ok(best.map_or_else(
-        || ChainStamp::genesis(EpochId::random()),
-        |(_, stamp)| stamp,
-    ))
+    Ok(best.map_or_else(|| ChainStamp::genesis(genesis), |(_, stamp)| stamp))
 }

@@ -35,7 +35,8 @@ mod stamp;
 pub(crate) use bucket::prove_bucket;
 pub use {
     archiver::{
-        CHAIN_DIR, SEAL_SUFFIX, SealedManifest, WormArchiver, derive_tip, parse_seal_name, seal_key,
+        CHAIN_DIR, SEAL_SUFFIX, SealedManifest, WormArchiver, derive_tip, genesis_epoch,
+        parse_seal_name, seal_key,
     },
     bucket::WORM_PROBE_DIR,
     chain::ChainWalk,
