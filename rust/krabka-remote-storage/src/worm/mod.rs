@@ -31,6 +31,7 @@ mod manifest;
 mod record;
 mod signature;
 mod stamp;
+mod verify;
 
 pub(crate) use bucket::prove_bucket;
 pub use {
@@ -55,4 +56,9 @@ pub use {
         VerifiedManifest, manifest_signing_bytes, verify_manifest_bytes, verify_manifest_signature,
     },
     stamp::{ChainStamp, EpochId, ManifestSeq},
+    verify::{
+        ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, OffsetGap, PartitionVerifyReport,
+        Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest, authenticate_archive,
+        verify_archive,
+    },
 };
