@@ -149,6 +149,7 @@ pub use {
         VerifyRequest, WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WormArchiver, WormChainRecord,
         WormConfig, WormError, authenticate_archive, canonical_manifest_bytes, derive_tip,
         genesis_epoch, manifest_head, manifest_signing_bytes, next_chain_stamp, parse_seal_name,
-        seal_key, verify_archive, verify_manifest_bytes, verify_manifest_signature, worm_error,
+        seal_key, verify_archive, verify_archive_config, verify_manifest_bytes,
+        verify_manifest_signature, worm_error,
     },
 };

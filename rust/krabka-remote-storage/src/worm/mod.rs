@@ -59,6 +59,6 @@ pub use {
     verify::{
         ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, OffsetGap, PartitionVerifyReport,
         Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest, authenticate_archive,
-        verify_archive,
+        verify_archive, verify_archive_config,
     },
 };

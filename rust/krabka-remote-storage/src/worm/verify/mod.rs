@@ -122,6 +122,39 @@ pub async fn verify_archive(
     Ok(report)
 }
 
+/// [`verify_archive`] on the store `config` describes, on a runtime of its
+/// own (for command-line tools and the JVM). A local directory that does
+/// not exist is [`RemoteStorageError::NotFound`], not an empty archive.
+///
+/// # Errors
+/// [`RemoteStorageError::InvalidArgument`] for a bad configuration; those of
+/// [`verify_archive`].
+pub fn verify_archive_config(
+    config: &krabka_object_store::ObjectStoreConfig,
+    request: &VerifyRequest,
+) -> Result<ArchiveVerifyReport> {
+    if let krabka_object_store::ObjectStoreConfig::Local { root } = config {
+        if !root.is_dir() {
+            return Err(RemoteStorageError::not_found(format!(
+                "archive directory {}",
+                root.display()
+            )));
+        }
+    }
+    let store = krabka_object_store::build_object_store(config).map_err(|e| {
+        RemoteStorageError::InvalidArgument(format!("object store configuration: {e}"))
+    })?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| RemoteStorageError::Backend {
+            message: "cannot start the verifier's runtime".to_owned(),
+            source: Some(Box::new(e)),
+        })?;
+    runtime.block_on(verify_archive(&*store, request))
+}
+
 /// Verifies, and yields an [`AuthenticatedArchive`] only when the outcome
 /// is [`VerifyOutcome::Verified`].
 ///
