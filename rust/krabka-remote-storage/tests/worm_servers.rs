@@ -14,8 +14,9 @@ use {
     krabka_remote_storage::{
         ErrorClass, IndexType, MANIFEST_SUFFIX, RemoteLogSegmentDetails, RemoteLogSegmentId,
         RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError, RemoteStorageManager,
-        S3RemoteStorage, SegmentManifest, TopicIdPartition, TrustedManifestKeys, WormChainRecord,
-        WormConfig, verify_manifest_signature,
+        S3RemoteStorage, SegmentManifest, TopicIdPartition, TrustedManifestKeys, VerifyBreak,
+        VerifyDepth, VerifyOutcome, VerifyRequest, WormChainRecord, WormConfig, verify_archive,
+        verify_manifest_signature,
     },
     object_store::{ObjectStoreExt, path::Path},
     servers::{segment, skip_or_fail, unique_prefix},
@@ -160,6 +161,93 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
     // Deletes are refused by the tier.
     let err = tier.delete_log_segment_data(&metadata).unwrap_err();
     assert_eq!(err.class(), ErrorClass::Refused);
+    // The archive verifies deep, with the receipt's head as its tip.
+    let request = |depth| {
+        let mut request = VerifyRequest::new(Some(prefix.clone()), trusted());
+        request.depth = depth;
+        request.expect_head = Some(head);
+        request
+    };
+    let store = Arc::clone(tier.store());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let report = runtime
+        .block_on(verify_archive(&*store, &request(VerifyDepth::Deep)))
+        .unwrap();
+    assert_eq!(report.outcome(), VerifyOutcome::Verified, "{report:#?}");
+    // An overwrite (a new version on top) is caught deep, and the original
+    // bytes survive beneath in the pinned version.
+    let log_key = manifest
+        .body
+        .objects
+        .iter()
+        .find(|o| o.suffix == ".log")
+        .unwrap()
+        .key
+        .clone();
+    runtime
+        .block_on(store.put(&Path::from(log_key.as_str()), vec![0u8; log_len].into()))
+        .unwrap();
+    let report = runtime
+        .block_on(verify_archive(&*store, &request(VerifyDepth::Shallow)))
+        .unwrap();
+    assert_eq!(report.outcome(), VerifyOutcome::Verified);
+    let report = runtime
+        .block_on(verify_archive(&*store, &request(VerifyDepth::Deep)))
+        .unwrap();
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(
+        report.all_findings().any(|f| matches!(
+            f,
+            VerifyBreak::HashMismatch { key, original_survives: Some(true) } if *key == log_key
+        )),
+        "{report:#?}"
+    );
+    // The server refuses to delete the archived version.
+    let version = log.version_id.clone().unwrap();
+    let status = runtime.block_on(signed_delete(&server, &log_key, &version));
+    assert_eq!(status, 403, "deleting a locked version must be refused");
+}
+
+/// A SigV4-signed `DELETE /bucket/key?versionId=…`; returns the status.
+async fn signed_delete(server: &servers::S3Server, key: &str, version: &str) -> u16 {
+    use object_store::{
+        ClientOptions,
+        aws::{AwsAuthorizer, AwsCredential},
+        client::{HttpConnector, HttpRequestBody, ReqwestConnector},
+    };
+    let credential = AwsCredential {
+        key_id: server.access_key.clone(),
+        secret_key: server.secret_key.clone(),
+        token: None,
+    };
+    let version: String = version
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(b).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    let url = format!(
+        "{}/{}/{key}?versionId={version}",
+        server.endpoint, server.bucket
+    );
+    let mut request = http::Request::builder()
+        .method("DELETE")
+        .uri(url)
+        .body(HttpRequestBody::empty())
+        .unwrap();
+    AwsAuthorizer::new(&credential, "s3", &server.region)
+        .try_authorize(&mut request, None)
+        .unwrap();
+    let client = ReqwestConnector::default()
+        .connect(&ClientOptions::new().with_allow_http(true))
+        .unwrap();
+    client.execute(request).await.unwrap().status().as_u16()
 }
 
 #[test]
