@@ -209,7 +209,7 @@ impl S3RemoteStorage {
     /// or on a local directory cannot prove anything and is refused.
     ///
     /// In this mode a copy goes through [`WormArchiver`] and returns its
-    /// chain receipt ([`WormChainRecord`], at most 128 bytes) as custom
+    /// chain receipt ([`WormChainRecord`](crate::WormChainRecord), at most 128 bytes) as custom
     /// metadata, every delete is refused without a request, and with
     /// [`WormConfig::write_only`] every fetch is refused without a request.
     ///
