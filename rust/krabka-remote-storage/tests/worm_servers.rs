@@ -205,6 +205,36 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
         )),
         "{report:#?}"
     );
+    // Through the configuration (as the command line reads S3): the
+    // overwrite also shows as a newer version shadowing the archived one,
+    // and every archived version is under COMPLIANCE retention.
+    let mut s3 = server.config();
+    s3.prefix = Some(prefix.clone());
+    let report = krabka_remote_storage::verify_archive_config(
+        &krabka_object_store::ObjectStoreConfig::S3(s3),
+        &request(VerifyDepth::Shallow),
+    )
+    .unwrap();
+    assert!(
+        report.all_findings().any(|f| matches!(
+            f,
+            VerifyBreak::Shadowed { key, .. } if *key == log_key
+        )),
+        "{report:#?}"
+    );
+    let protection = &report.partitions[0].protection;
+    assert!(!protection.is_empty());
+    assert!(
+        protection
+            .iter()
+            .all(|p| p.mode.as_deref() == Some("COMPLIANCE") && p.retain_until.is_some()),
+        "{protection:#?}"
+    );
+    assert!(
+        !report
+            .all_findings()
+            .any(|f| matches!(f, VerifyBreak::RetentionWeak { .. }))
+    );
     // The server refuses to delete the archived version.
     let version = log.version_id.clone().unwrap();
     let status = runtime.block_on(signed_delete(&server, &log_key, &version));

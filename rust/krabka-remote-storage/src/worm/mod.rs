@@ -57,8 +57,8 @@ pub use {
     },
     stamp::{ChainStamp, EpochId, ManifestSeq},
     verify::{
-        ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, OffsetGap, PartitionVerifyReport,
-        Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest, authenticate_archive,
-        verify_archive, verify_archive_config,
+        ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, ObjectProtectionReport, OffsetGap,
+        PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
+        authenticate_archive, verify_archive, verify_archive_config,
     },
 };

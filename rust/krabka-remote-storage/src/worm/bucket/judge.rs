@@ -32,7 +32,7 @@ impl Answer {
 }
 
 /// The text of the first `<tag>…</tag>` element of `xml`.
-fn element<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
+pub(crate) fn element<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
     let open = format!("<{tag}>");
     let close = format!("</{tag}>");
     let start = xml.find(&open)? + open.len();

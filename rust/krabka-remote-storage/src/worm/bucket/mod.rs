@@ -6,6 +6,7 @@
 
 mod judge;
 pub(crate) mod sigv4;
+pub(crate) mod versions;
 
 use {
     self::{
@@ -40,7 +41,7 @@ fn unreachable(bucket: &str, err: &dyn std::fmt::Display) -> RemoteStorageError 
     }
 }
 
-fn client() -> Result<reqwest::Client> {
+pub(crate) fn client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .timeout(PROBE_TIMEOUT)
         .build()
@@ -50,7 +51,7 @@ fn client() -> Result<reqwest::Client> {
         })
 }
 
-async fn send(bucket: &str, request: reqwest::RequestBuilder) -> Result<Answer> {
+pub(crate) async fn send(bucket: &str, request: reqwest::RequestBuilder) -> Result<Answer> {
     let response = request.send().await.map_err(|e| unreachable(bucket, &e))?;
     let status = response.status().as_u16();
     let body = response.text().await.map_err(|e| unreachable(bucket, &e))?;
@@ -183,7 +184,7 @@ async fn prove_create_only(
 }
 
 /// `(url, host header, canonical path)` of the bucket root.
-fn s3_bucket_url(config: &S3Config) -> Result<(String, String, String)> {
+pub(crate) fn s3_bucket_url(config: &S3Config) -> Result<(String, String, String)> {
     let bucket = &config.bucket;
     let endpoint = config.endpoint.clone().unwrap_or_else(|| {
         if config.path_style {
@@ -219,7 +220,7 @@ fn s3_bucket_url(config: &S3Config) -> Result<(String, String, String)> {
     Ok((base, host, path))
 }
 
-async fn s3_credentials(config: &S3Config) -> Result<SigningCredentials> {
+pub(crate) async fn s3_credentials(config: &S3Config) -> Result<SigningCredentials> {
     match &config.credentials {
         S3Credentials::Static {
             access_key_id,

@@ -97,6 +97,19 @@ pub(crate) fn sign_get(
     query: &str,
     unix_secs: u64,
 ) -> Vec<(String, String)> {
+    sign("GET", credentials, region, host, path, query, unix_secs)
+}
+
+/// As [`sign_get`] for any bodiless method.
+pub(crate) fn sign(
+    method: &str,
+    credentials: &SigningCredentials,
+    region: &str,
+    host: &str,
+    path: &str,
+    query: &str,
+    unix_secs: u64,
+) -> Vec<(String, String)> {
     let date_time = amz_date(unix_secs);
     let date = date_time.get(..8).unwrap_or_default().to_owned();
     let mut headers = vec![
@@ -117,7 +130,7 @@ pub(crate) fn sign_get(
         .collect::<Vec<_>>()
         .join(";");
     let canonical_request =
-        format!("GET\n{path}\n{query}\n{canonical_headers}\n{signed_headers}\n{EMPTY_SHA256}");
+        format!("{method}\n{path}\n{query}\n{canonical_headers}\n{signed_headers}\n{EMPTY_SHA256}");
     let scope = format!("{date}/{region}/s3/aws4_request");
     let string_to_sign = format!(
         "AWS4-HMAC-SHA256\n{date_time}\n{scope}\n{}",

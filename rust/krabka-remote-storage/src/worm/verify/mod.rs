@@ -11,8 +11,8 @@
 mod report;
 
 pub use report::{
-    ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, OffsetGap, PartitionVerifyReport,
-    Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
+    ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, ObjectProtectionReport, OffsetGap,
+    PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
 };
 use {
     super::{
@@ -99,6 +99,8 @@ pub async fn verify_archive(
             tip: None,
             gaps: Vec::new(),
             findings: Vec::new(),
+            protection: Vec::new(),
+            archived: Vec::new(),
         };
         verify_partition(store, request, &names, &mut partition).await?;
         report.partitions.push(partition);
@@ -152,7 +154,90 @@ pub fn verify_archive_config(
             message: "cannot start the verifier's runtime".to_owned(),
             source: Some(Box::new(e)),
         })?;
-    runtime.block_on(verify_archive(&*store, request))
+    runtime.block_on(async {
+        let mut report = verify_archive(&*store, request).await?;
+        if let krabka_object_store::ObjectStoreConfig::S3(s3) = config {
+            s3_protection(s3, request, &mut report).await?;
+        }
+        Ok(report)
+    })
+}
+
+/// On S3: lists every object version under the prefix once; flags delete
+/// markers and newer versions shadowing an archived key, and reads the
+/// Object Lock mode and retain-until date of every archived version.
+async fn s3_protection(
+    config: &krabka_object_store::S3Config,
+    request: &VerifyRequest,
+    report: &mut ArchiveVerifyReport,
+) -> Result<()> {
+    let reader = super::bucket::versions::S3Reader::new(config).await?;
+    let prefix = request
+        .prefix
+        .as_deref()
+        .map(|p| format!("{}/", p.trim_matches('/')))
+        .filter(|p| p != "/")
+        .unwrap_or_default();
+    let versions = reader.list_versions(&prefix).await?;
+    // Per key, newest first (the order S3 lists them in).
+    let mut by_key: HashMap<&str, Vec<&super::bucket::versions::VersionEntry>> = HashMap::new();
+    for entry in &versions {
+        by_key.entry(entry.key.as_str()).or_default().push(entry);
+    }
+    for partition in &mut report.partitions {
+        for (key, pinned) in &partition.archived {
+            let Some(entries) = by_key.get(key.as_str()) else {
+                continue;
+            };
+            if let Some(latest) = entries.iter().find(|e| e.is_latest) {
+                let shadowed = if latest.delete_marker {
+                    Some("delete marker".to_owned())
+                } else {
+                    match pinned {
+                        Some(pinned) if latest.version_id != *pinned => {
+                            Some(format!("newer version {}", latest.version_id))
+                        }
+                        None if entries.iter().filter(|e| !e.delete_marker).count() > 1 => {
+                            Some(format!("newer version {}", latest.version_id))
+                        }
+                        _ => None,
+                    }
+                };
+                if let Some(by) = shadowed {
+                    partition.findings.push(VerifyBreak::Shadowed {
+                        key: key.clone(),
+                        by,
+                    });
+                }
+            }
+            let checked = match pinned {
+                Some(pinned) => Some(pinned.clone()),
+                None => entries
+                    .iter()
+                    .rev()
+                    .find(|e| !e.delete_marker)
+                    .map(|e| e.version_id.clone()),
+            };
+            let Some(version_id) = checked else {
+                continue;
+            };
+            let retention = reader.retention(key, &version_id).await?;
+            if retention.mode.as_deref() != Some("COMPLIANCE") {
+                partition.findings.push(VerifyBreak::RetentionWeak {
+                    key: key.clone(),
+                    version_id: version_id.clone(),
+                    mode: retention.mode.clone(),
+                });
+            }
+            partition.protection.push(ObjectProtectionReport {
+                key: key.clone(),
+                version_id,
+                mode: retention.mode,
+                retain_until: retention.retain_until,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Verifies, and yields an [`AuthenticatedArchive`] only when the outcome
@@ -264,6 +349,7 @@ async fn verify_partition(
                     });
                     continue;
                 }
+                report.archived.push((key.clone(), None));
                 seals.insert(
                     position,
                     Entry {
@@ -394,6 +480,9 @@ async fn verify_partition(
         });
     }
     report.tip = tip.map(|(_, head)| head);
+    for entry in chain.values() {
+        report.archived.push((entry.key.clone(), None));
+    }
     // Objects.
     let mut named: HashMap<String, String> = HashMap::new();
     for entry in chain.values() {
@@ -405,6 +494,9 @@ async fn verify_partition(
         );
         for object in &entry.manifest.body.objects {
             report.objects += 1;
+            report
+                .archived
+                .push((object.key.clone(), object.version_id.clone()));
             if object.key != format!("{own_base}{}", object.suffix) {
                 findings.push(VerifyBreak::ForeignObject {
                     key: object.key.clone(),

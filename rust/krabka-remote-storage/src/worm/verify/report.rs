@@ -186,6 +186,23 @@ pub enum VerifyBreak {
         /// Partitions in scope.
         partitions: usize,
     },
+    /// A newer version or a delete marker hides an archived object version
+    /// (S3 only).
+    Shadowed {
+        /// The key.
+        key: String,
+        /// What hides it: `delete marker` or `newer version <id>`.
+        by: String,
+    },
+    /// An archived object version not under COMPLIANCE retention (S3 only).
+    RetentionWeak {
+        /// The key.
+        key: String,
+        /// The version.
+        version_id: String,
+        /// The mode found, if any.
+        mode: Option<String>,
+    },
     /// An object no manifest names (a crashed or lost copy, or a stray).
     Orphan {
         /// Its key.
@@ -202,10 +219,24 @@ impl VerifyBreak {
             Self::UnsupportedFormat { .. }
             | Self::Unsigned { .. }
             | Self::UntrustedKey { .. }
-            | Self::ExpectHeadAmbiguous { .. } => Severity::Incomplete,
+            | Self::ExpectHeadAmbiguous { .. }
+            | Self::RetentionWeak { .. } => Severity::Incomplete,
             _ => Severity::Tampering,
         }
     }
+}
+
+/// The Object Lock state of one archived object version (S3 only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObjectProtectionReport {
+    /// The key.
+    pub key: String,
+    /// The version checked: the pinned one, else the oldest.
+    pub version_id: String,
+    /// `COMPLIANCE`, `GOVERNANCE`, or none.
+    pub mode: Option<String>,
+    /// The retain-until date as the server wrote it.
+    pub retain_until: Option<String>,
 }
 
 /// A run of offsets no accepted manifest covers.
@@ -253,6 +284,11 @@ pub struct PartitionVerifyReport {
     pub gaps: Vec<OffsetGap>,
     /// The findings.
     pub findings: Vec<VerifyBreak>,
+    /// Object Lock state of every archived version (S3 sources only).
+    pub protection: Vec<ObjectProtectionReport>,
+    /// Archived keys with their pinned version (objects, manifests, seals).
+    #[serde(skip)]
+    pub(crate) archived: Vec<(String, Option<String>)>,
 }
 
 /// The graded outcome of a verification.
