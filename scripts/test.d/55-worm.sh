@@ -30,3 +30,4 @@ export KRABKA_GCS_WORM_BUCKET=worm
 
 echo "--- Rust WORM tests against the servers"
 cargo test -p krabka-remote-storage --locked --test worm_servers -- --nocapture "$@"
+cargo test -p krabka-worm-verify --locked --test cli_servers -- "$@"
