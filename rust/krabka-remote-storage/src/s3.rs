@@ -10,20 +10,21 @@
 mod cancel;
 mod copy;
 mod delete;
-mod errors;
+pub(crate) mod errors;
 mod fetch;
-mod keys;
+pub(crate) mod keys;
 mod reader;
-mod runtime;
-mod tuning;
-mod upload;
+pub(crate) mod runtime;
+pub(crate) mod tuning;
+pub(crate) mod upload;
 
 pub use cancel::CancellationToken;
 use {
     self::{keys::SegmentKeys, runtime::TierRuntime, tuning::Tuning},
     crate::{
-        CustomMetadata, IndexType, LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError,
-        RemoteStorageManager, Result, S3Config, SegmentReader,
+        CustomMetadata, IndexType, LogSegmentData, ManifestSigner, RemoteLogSegmentMetadata,
+        RemoteStorageError, RemoteStorageManager, Result, S3Config, SegmentReader, WormArchiver,
+        WormConfig, worm,
     },
     krabka_object_store::{ObjectStoreBuildError, ObjectStoreConfig, build_object_store},
     object_store::{ObjectStore, path::Path},
@@ -70,6 +71,19 @@ pub struct S3RemoteStorage {
     prefix: Option<String>,
     tuning: Tuning,
     runtime: Arc<TierRuntime>,
+    /// The configuration the tier was built from, when it was.
+    backend: Option<ObjectStoreConfig>,
+    /// The write-once archive mode, when on.
+    worm: Option<Worm>,
+}
+
+/// The state of the write-once archive mode.
+#[derive(Debug)]
+struct Worm {
+    archiver: Arc<WormArchiver>,
+    write_only: bool,
+    /// What proved the bucket write-once at start-up.
+    evidence: String,
 }
 
 impl fmt::Debug for S3RemoteStorage {
@@ -78,6 +92,7 @@ impl fmt::Debug for S3RemoteStorage {
             .field("store", &self.store.to_string())
             .field("prefix", &self.prefix)
             .field("tuning", &self.tuning)
+            .field("worm", &self.worm)
             .finish_non_exhaustive()
     }
 }
@@ -113,6 +128,8 @@ impl S3RemoteStorage {
             prefix,
             tuning: Tuning::default(),
             runtime: Arc::new(TierRuntime::new(RUNTIME_WORKERS)?),
+            backend: None,
+            worm: None,
         })
     }
 
@@ -144,7 +161,8 @@ impl S3RemoteStorage {
             ),
             _ => (None, None, None),
         };
-        let tier = Self::with_store(store, prefix)?;
+        let mut tier = Self::with_store(store, prefix)?;
+        tier.backend = Some(config.clone());
         Ok(match (threshold, chunk) {
             (Some(threshold), Some(chunk)) => tier.with_multipart_tuning(threshold, chunk),
             _ => tier,
@@ -178,6 +196,64 @@ impl S3RemoteStorage {
         self
     }
 
+    /// Turns on the write-once archive mode ([`WormConfig`]).
+    ///
+    /// Start-up refuses unless the bucket proves it is write-once: on S3,
+    /// versioning `Enabled` and Object Lock enabled with a COMPLIANCE
+    /// default retention of positive length (GOVERNANCE is refused); on GCS,
+    /// versioning and a **locked** retention policy of positive length; on
+    /// both, a second create-only write of a fresh probe key
+    /// (`<prefix>/_krabka-worm-probe/<uuid>`, which stays in the bucket) must
+    /// be refused. A server that answers 501, 405 or a body of another shape
+    /// is not WORM-capable. A tier built with [`S3RemoteStorage::with_store`]
+    /// or on a local directory cannot prove anything and is refused.
+    ///
+    /// In this mode a copy goes through [`WormArchiver`] and returns its
+    /// chain receipt ([`WormChainRecord`](crate::WormChainRecord), at most 128 bytes) as custom
+    /// metadata, every delete is refused without a request, and with
+    /// [`WormConfig::write_only`] every fetch is refused without a request.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Refused`] naming what the bucket lacks;
+    /// [`RemoteStorageError::InvalidArgument`] for an unusable signing key;
+    /// [`RemoteStorageError::Retryable`] when the bucket cannot be reached.
+    pub fn with_worm(self, config: WormConfig) -> Result<Self> {
+        let signer = config.signer()?;
+        let evidence = self.runtime.block_on(worm::prove_bucket(
+            self.backend.clone(),
+            Arc::clone(&self.store),
+            self.prefix.clone(),
+        ))?;
+        tracing::info!(%evidence, key_id = signer.key_id(), write_only = config.write_only, "WORM archive mode on");
+        Ok(self.with_worm_unchecked(signer, config.write_only, evidence))
+    }
+
+    /// The archive mode without the bucket proof: for tests over in-memory
+    /// stores, and for callers that proved the protection some other way.
+    #[must_use]
+    pub fn with_worm_unchecked(
+        mut self,
+        signer: ManifestSigner,
+        write_only: bool,
+        evidence: String,
+    ) -> Self {
+        let archiver = WormArchiver::new(Arc::clone(&self.store), self.prefix.clone(), signer)
+            .with_tuning(self.tuning);
+        self.worm = Some(Worm {
+            archiver: Arc::new(archiver),
+            write_only,
+            evidence,
+        });
+        self
+    }
+
+    /// Whether the write-once archive mode is on, and what proved the
+    /// bucket write-once.
+    #[must_use]
+    pub fn worm_evidence(&self) -> Option<&str> {
+        self.worm.as_ref().map(|worm| worm.evidence.as_str())
+    }
+
     /// The key prefix, if any.
     #[must_use]
     pub fn prefix(&self) -> Option<&str> {
@@ -209,6 +285,16 @@ impl S3RemoteStorage {
                 metadata.remote_log_segment_id()
             )));
         }
+        if let Some(worm) = &self.worm {
+            let archiver = Arc::clone(&worm.archiver);
+            let metadata = metadata.clone();
+            let segment = segment.clone();
+            let cancel = cancel.clone();
+            let sealed = self
+                .runtime
+                .block_on(async move { archiver.archive(&metadata, &segment, &cancel).await })?;
+            return Ok(Some(sealed.custom_metadata()));
+        }
         let copy = copy::copy_segment(
             Arc::clone(&self.store),
             self.keys(metadata),
@@ -218,6 +304,17 @@ impl S3RemoteStorage {
         );
         self.runtime.block_on(copy)?;
         Ok(None)
+    }
+
+    /// Refuses a fetch in a write-only archive, before any request.
+    fn refuse_fetch(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
+        match &self.worm {
+            Some(worm) if worm.write_only => Err(RemoteStorageError::Refused(format!(
+                "segment {} is in a write-only archive: fetches are refused",
+                metadata.remote_log_segment_id()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
@@ -240,6 +337,7 @@ impl RemoteStorageManager for S3RemoteStorage {
         start_position: u64,
         end_position: Option<u64>,
     ) -> Result<SegmentReader> {
+        self.refuse_fetch(metadata)?;
         let open = fetch::open_range(
             Arc::clone(&self.runtime),
             Arc::clone(&self.store),
@@ -257,6 +355,7 @@ impl RemoteStorageManager for S3RemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
+        self.refuse_fetch(metadata)?;
         let fetch = fetch::fetch_whole(
             Arc::clone(&self.store),
             self.keys(metadata).index(index)?,
@@ -270,6 +369,12 @@ impl RemoteStorageManager for S3RemoteStorage {
     }
 
     fn delete_log_segment_data(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
+        if self.worm.is_some() {
+            return Err(RemoteStorageError::Refused(format!(
+                "segment {} is in a write-once archive: deletes are refused (the bucket's retention decides when it may go)",
+                metadata.remote_log_segment_id()
+            )));
+        }
         self.runtime.block_on(delete::delete_segment(
             Arc::clone(&self.store),
             self.keys(metadata),

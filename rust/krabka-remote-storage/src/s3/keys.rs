@@ -13,6 +13,7 @@ use {
 #[derive(Debug, Clone)]
 pub(crate) struct SegmentKeys {
     base: String,
+    dir: String,
 }
 
 impl SegmentKeys {
@@ -20,11 +21,14 @@ impl SegmentKeys {
     pub(crate) fn new(prefix: Option<&str>, metadata: &RemoteLogSegmentMetadata) -> Self {
         let file = segment_file_name(metadata, "");
         let dir = partition_dir_name(metadata);
-        let base = match prefix {
-            Some(prefix) => format!("{prefix}/{dir}/{file}"),
-            None => format!("{dir}/{file}"),
+        let dir = match prefix {
+            Some(prefix) => format!("{prefix}/{dir}"),
+            None => dir,
         };
-        Self { base }
+        Self {
+            base: format!("{dir}/{file}"),
+            dir,
+        }
     }
 
     /// The key of the `.log` object.
@@ -46,7 +50,13 @@ impl SegmentKeys {
         Ok(keys)
     }
 
-    fn with_suffix(&self, suffix: &str) -> Result<Path> {
+    /// The partition directory, prefix included, without a trailing `/`.
+    pub(crate) fn partition_dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// The key of the object with `suffix` (`.manifest`, …).
+    pub(crate) fn with_suffix(&self, suffix: &str) -> Result<Path> {
         let key = format!("{}{suffix}", self.base);
         Path::parse(&key).map_err(|source| {
             RemoteStorageError::InvalidArgument(format!(

@@ -16,8 +16,10 @@ use {
     crate::{RemoteStorageError, Result},
     bytes::Bytes,
     object_store::{
-        MultipartUpload, ObjectStore, PutMultipartOptions, PutOptions, PutPayload, path::Path,
+        MultipartUpload, ObjectStore, PutMultipartOptions, PutOptions, PutPayload, PutResult,
+        path::Path,
     },
+    sha2::{Digest, Sha256},
     std::{fs::File, future::Future, io::Read, path::PathBuf, sync::Arc},
     tokio::{sync::Semaphore, task::JoinSet},
 };
@@ -45,7 +47,9 @@ pub(crate) async fn upload_file(
             .1;
         put_bytes(&*store, &key, bytes, &cancel).await
     } else {
-        upload_multipart(&*store, &key, file, source, len, tuning, &cancel).await
+        upload_multipart(&*store, &key, file, source, len, tuning, &cancel, None)
+            .await
+            .map(drop)
     }
 }
 
@@ -82,7 +86,10 @@ fn cancelled(key: &Path) -> RemoteStorageError {
     RemoteStorageError::Cancelled(format!("upload of {key}"))
 }
 
-async fn upload_multipart(
+/// Streams `file` (of `len` bytes) to `key` as a multipart upload, feeding
+/// every byte to `hasher` (when given) in file order as it is read.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn upload_multipart(
     store: &dyn ObjectStore,
     key: &Path,
     file: File,
@@ -90,7 +97,8 @@ async fn upload_multipart(
     len: u64,
     tuning: Tuning,
     cancel: &CancellationToken,
-) -> Result<()> {
+    hasher: Option<&mut Sha256>,
+) -> Result<PutResult> {
     let chunk_size = tuning.multipart_chunk_size.max(1);
     let parts = len.div_ceil(chunk_size as u64);
     if parts > MAX_PARTS {
@@ -106,11 +114,21 @@ async fn upload_multipart(
             .map_err(|e| to_remote_error(e, "start of multipart upload of", key.as_ref()))
     })
     .await?;
-    let sent = send_parts(&mut *upload, key, file, source, chunk_size, tuning, cancel).await;
+    let sent = send_parts(
+        &mut *upload,
+        key,
+        file,
+        source,
+        chunk_size,
+        tuning,
+        cancel,
+        hasher,
+    )
+    .await;
     let outcome = match sent {
         Ok(()) => {
             cancellable(cancel, key, async {
-                upload.complete().await.map(drop).map_err(|e| {
+                upload.complete().await.map_err(|e| {
                     to_remote_error(e, "completion of multipart upload of", key.as_ref())
                 })
             })
@@ -128,6 +146,7 @@ async fn upload_multipart(
 
 /// Reads the file part by part and uploads up to `parts_in_flight` parts
 /// concurrently. Returns when every part is stored.
+#[allow(clippy::too_many_arguments)]
 async fn send_parts(
     upload: &mut dyn MultipartUpload,
     key: &Path,
@@ -136,6 +155,7 @@ async fn send_parts(
     chunk_size: usize,
     tuning: Tuning,
     cancel: &CancellationToken,
+    mut hasher: Option<&mut Sha256>,
 ) -> Result<()> {
     let budget = Arc::new(Semaphore::new(tuning.parts_in_flight.max(1)));
     // Dropping the set (on error or cancellation) aborts the part requests.
@@ -155,6 +175,9 @@ async fn send_parts(
         let (reader, chunk) = read_chunk(reader, source.clone(), chunk_size).await?;
         if chunk.is_empty() {
             break;
+        }
+        if let Some(hasher) = hasher.as_deref_mut() {
+            hasher.update(&chunk);
         }
         let last = chunk.len() < chunk_size;
         let part = upload.put_part(PutPayload::from(chunk));
@@ -193,7 +216,7 @@ fn part_result(
 
 /// Reads up to `max` bytes (fewer only at the end of the file) on a
 /// blocking thread.
-async fn read_chunk(file: File, path: PathBuf, max: usize) -> Result<(File, Bytes)> {
+pub(crate) async fn read_chunk(file: File, path: PathBuf, max: usize) -> Result<(File, Bytes)> {
     blocking(path, move |path| {
         let mut buffer = Vec::with_capacity(max.min(64 * 1024 * 1024));
         let mut file = file;
@@ -207,7 +230,7 @@ async fn read_chunk(file: File, path: PathBuf, max: usize) -> Result<(File, Byte
 }
 
 /// Runs blocking file I/O off the runtime's worker threads.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     path: PathBuf,
     work: impl FnOnce(PathBuf) -> Result<T> + Send + 'static,
 ) -> Result<T> {

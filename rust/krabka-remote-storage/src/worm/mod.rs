@@ -19,7 +19,10 @@
 //! [`SegmentManifest::from_bytes`], [`verify_manifest_signature`] and
 //! [`ChainWalk`].
 
+mod archiver;
+mod bucket;
 mod chain;
+mod config;
 mod digest;
 mod error;
 pub(crate) mod hex;
@@ -28,9 +31,17 @@ mod manifest;
 mod record;
 mod signature;
 mod stamp;
+mod verify;
 
+pub(crate) use bucket::prove_bucket;
 pub use {
+    archiver::{
+        CHAIN_DIR, SEAL_SUFFIX, SealedManifest, WormArchiver, derive_tip, genesis_epoch,
+        parse_seal_name, seal_key,
+    },
+    bucket::WORM_PROBE_DIR,
     chain::ChainWalk,
+    config::{WormConfig, worm_error},
     digest::{ChainHead, Sha256Digest},
     error::WormError,
     hex::HexBytes,
@@ -45,4 +56,9 @@ pub use {
         VerifiedManifest, manifest_signing_bytes, verify_manifest_bytes, verify_manifest_signature,
     },
     stamp::{ChainStamp, EpochId, ManifestSeq},
+    verify::{
+        ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, ObjectProtectionReport, OffsetGap,
+        PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
+        authenticate_archive, verify_archive, verify_archive_config,
+    },
 };

@@ -1,0 +1,436 @@
+//! What [`verify_archive`](crate::verify_archive) found.
+
+use {
+    crate::{ChainHead, EpochId, ManifestSeq, TrustedManifestKeys},
+    serde::Serialize,
+};
+
+/// How far a verification reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifyDepth {
+    /// Manifests, seals, signatures and chain; objects present with the
+    /// recorded size.
+    Shallow,
+    /// As `Shallow`, and every object re-hashed by streaming it.
+    Deep,
+}
+
+/// What to verify.
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    /// The tier prefix the archive lives under (no leading or trailing `/`).
+    pub prefix: Option<String>,
+    /// The keys manifests must be signed with; never the key a manifest
+    /// carries.
+    pub trusted: TrustedManifestKeys,
+    /// Shallow or deep.
+    pub depth: VerifyDepth,
+    /// Only partitions of this topic.
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+    /// The tip head recorded outside the archive by an earlier run; it
+    /// detects tail truncation. Needs exactly one partition in scope.
+    pub expect_head: Option<ChainHead>,
+}
+
+impl VerifyRequest {
+    /// A shallow verification of every partition under `prefix`.
+    #[must_use]
+    pub fn new(prefix: Option<String>, trusted: TrustedManifestKeys) -> Self {
+        Self {
+            prefix,
+            trusted,
+            depth: VerifyDepth::Shallow,
+            topic: None,
+            partition: None,
+            expect_head: None,
+        }
+    }
+}
+
+/// How grave a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Worth knowing; the archive still verifies (stray objects, offset
+    /// gaps).
+    Notice,
+    /// The archive cannot be attested (unsigned or untrusted manifests, an
+    /// unknown format version) but shows no tampering.
+    Incomplete,
+    /// Evidence that the archive was changed.
+    Tampering,
+}
+
+/// One finding, with the object it is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum VerifyBreak {
+    /// A manifest or seal that does not decode.
+    ManifestUnreadable {
+        /// Its key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// A manifest of a format version this build does not read.
+    UnsupportedFormat {
+        /// Its key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// A manifest without a signature.
+    Unsigned {
+        /// Its key.
+        key: String,
+    },
+    /// A manifest signed by a key id the verifier does not trust.
+    UntrustedKey {
+        /// Its key.
+        key: String,
+        /// The key id.
+        key_id: String,
+    },
+    /// A signature that does not verify against the trusted key of its id,
+    /// or carries another public key.
+    SignatureInvalid {
+        /// Its key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// The chain of an epoch breaks (gap, fork, replay, head mismatch).
+    ChainBroken {
+        /// The epoch.
+        epoch_id: EpochId,
+        /// The key of the manifest where it breaks.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// A seal whose bytes differ from the manifest beside the segment, or
+    /// whose key names another chain position than its body.
+    SealMismatch {
+        /// The seal's key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// A manifest stored under another segment's key.
+    ManifestMisplaced {
+        /// Where it is.
+        key: String,
+        /// Where its body says it belongs.
+        expected: String,
+    },
+    /// A chain seal whose manifest beside the segment is gone.
+    ManifestMissing {
+        /// The seal's key.
+        seal: String,
+        /// The manifest key the seal's body implies.
+        manifest: String,
+    },
+    /// A manifest that no chain seal commits.
+    NotInChain {
+        /// The manifest's key.
+        key: String,
+    },
+    /// An object a manifest names is missing.
+    ObjectMissing {
+        /// Its key.
+        key: String,
+    },
+    /// An object has another size than recorded.
+    SizeMismatch {
+        /// Its key.
+        key: String,
+        /// The recorded size.
+        expected: u64,
+        /// The stored size.
+        found: u64,
+    },
+    /// An object's bytes no longer hash to the recorded SHA-256.
+    HashMismatch {
+        /// Its key.
+        key: String,
+        /// Whether the pinned version still holds the original bytes:
+        /// `None` when the manifest pins no version or it cannot be read.
+        original_survives: Option<bool>,
+    },
+    /// The same object key named twice.
+    DuplicateObject {
+        /// The key.
+        key: String,
+        /// The manifest naming it again.
+        manifest: String,
+    },
+    /// A manifest names an object outside its own segment.
+    ForeignObject {
+        /// The object's key.
+        key: String,
+        /// The manifest.
+        manifest: String,
+    },
+    /// The tip differs from the head recorded outside the archive.
+    ExpectHeadMismatch {
+        /// The recorded head.
+        expected: ChainHead,
+        /// The archive's tip, if it has one.
+        found: Option<ChainHead>,
+    },
+    /// `expect_head` was given with other than one partition in scope.
+    ExpectHeadAmbiguous {
+        /// Partitions in scope.
+        partitions: usize,
+    },
+    /// A newer version or a delete marker hides an archived object version
+    /// (S3 only).
+    Shadowed {
+        /// The key.
+        key: String,
+        /// What hides it: `delete marker` or `newer version <id>`.
+        by: String,
+    },
+    /// An archived object version not under COMPLIANCE retention (S3 only).
+    RetentionWeak {
+        /// The key.
+        key: String,
+        /// The version.
+        version_id: String,
+        /// The mode found, if any.
+        mode: Option<String>,
+    },
+    /// An object no manifest names (a crashed or lost copy, or a stray).
+    Orphan {
+        /// Its key.
+        key: String,
+    },
+}
+
+impl VerifyBreak {
+    /// How grave the finding is.
+    #[must_use]
+    pub fn severity(&self) -> Severity {
+        match self {
+            Self::Orphan { .. } => Severity::Notice,
+            Self::UnsupportedFormat { .. }
+            | Self::Unsigned { .. }
+            | Self::UntrustedKey { .. }
+            | Self::ExpectHeadAmbiguous { .. }
+            | Self::RetentionWeak { .. } => Severity::Incomplete,
+            _ => Severity::Tampering,
+        }
+    }
+}
+
+/// The Object Lock state of one archived object version (S3 only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObjectProtectionReport {
+    /// The key.
+    pub key: String,
+    /// The version checked: the pinned one, else the oldest.
+    pub version_id: String,
+    /// `COMPLIANCE`, `GOVERNANCE`, or none.
+    pub mode: Option<String>,
+    /// The retain-until date as the server wrote it.
+    pub retain_until: Option<String>,
+}
+
+/// A run of offsets no accepted manifest covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OffsetGap {
+    /// The last offset before the gap.
+    pub after: i64,
+    /// The first offset after the gap.
+    pub next: i64,
+}
+
+/// One chain epoch of a partition, as walked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpochSpan {
+    /// The epoch.
+    pub epoch_id: EpochId,
+    /// Manifests accepted in order from seq 0.
+    pub accepted: u64,
+    /// The last accepted seq, if any.
+    pub last_seq: Option<ManifestSeq>,
+    /// The head after the last accepted manifest.
+    pub head: ChainHead,
+}
+
+/// What was found in one partition directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionVerifyReport {
+    /// The partition directory, prefix included.
+    pub dir: String,
+    /// Topic name.
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// Manifest objects read.
+    pub manifests: usize,
+    /// Objects checked against manifests.
+    pub objects: usize,
+    /// Bytes re-hashed (deep only).
+    pub bytes_hashed: u64,
+    /// The chain epochs.
+    pub epochs: Vec<EpochSpan>,
+    /// The tip: head of the newest accepted manifest.
+    pub tip: Option<ChainHead>,
+    /// Offsets the accepted manifests do not cover.
+    pub gaps: Vec<OffsetGap>,
+    /// The findings.
+    pub findings: Vec<VerifyBreak>,
+    /// Object Lock state of every archived version (S3 sources only).
+    pub protection: Vec<ObjectProtectionReport>,
+    /// Archived keys with their pinned version (objects, manifests, seals).
+    #[serde(skip)]
+    pub(crate) archived: Vec<(String, Option<String>)>,
+}
+
+/// The graded outcome of a verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyOutcome {
+    /// Every manifest is signed by a trusted key, every chain and object
+    /// checks out.
+    Verified,
+    /// Nothing was changed, but not everything can be attested.
+    Incomplete,
+    /// Evidence of tampering.
+    Tampered,
+}
+
+impl VerifyOutcome {
+    /// Exit code of `krabka-worm-verify` for a verified archive.
+    pub const EXIT_VERIFIED: u8 = 0;
+    /// Exit code for evidence of tampering.
+    pub const EXIT_TAMPERED: u8 = 1;
+    /// Exit code for an archive that cannot be fully attested.
+    pub const EXIT_INCOMPLETE: u8 = 2;
+    /// Exit code when the archive could not be read.
+    pub const EXIT_UNREADABLE: u8 = 3;
+    /// Exit code for a usage error (BSD `EX_USAGE`).
+    pub const EXIT_USAGE: u8 = 64;
+
+    /// The process exit code of this outcome.
+    #[must_use]
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Self::Verified => Self::EXIT_VERIFIED,
+            Self::Tampered => Self::EXIT_TAMPERED,
+            Self::Incomplete => Self::EXIT_INCOMPLETE,
+        }
+    }
+}
+
+/// What [`verify_archive`](crate::verify_archive) found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArchiveVerifyReport {
+    /// The depth of the run.
+    pub depth: VerifyDepth,
+    /// Objects listed.
+    pub objects_listed: usize,
+    /// One report per partition in scope, sorted by directory.
+    pub partitions: Vec<PartitionVerifyReport>,
+    /// Findings about the request as a whole (`expect_head`).
+    pub findings: Vec<VerifyBreak>,
+}
+
+impl ArchiveVerifyReport {
+    /// Every finding, archive-wide and per partition.
+    pub fn all_findings(&self) -> impl Iterator<Item = &VerifyBreak> {
+        self.findings
+            .iter()
+            .chain(self.partitions.iter().flat_map(|p| p.findings.iter()))
+    }
+
+    /// A human summary: one block per partition with its tip (the head to
+    /// record for the next run's `expect_head`), then every finding.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let depth = match self.depth {
+            VerifyDepth::Shallow => "shallow",
+            VerifyDepth::Deep => "deep",
+        };
+        let _ = writeln!(
+            out,
+            "krabka WORM archive: {} partition(s), {} object(s) listed, {depth} verification",
+            self.partitions.len(),
+            self.objects_listed
+        );
+        for p in &self.partitions {
+            let _ = writeln!(
+                out,
+                "partition {}-{} ({}): {} manifest(s), {} object(s), {} epoch(s), {} byte(s) re-hashed",
+                p.topic,
+                p.partition,
+                p.dir,
+                p.manifests,
+                p.objects,
+                p.epochs.len(),
+                p.bytes_hashed
+            );
+            match p.tip {
+                Some(tip) => {
+                    let _ = writeln!(out, "  tip: {tip}");
+                }
+                None => {
+                    let _ = writeln!(out, "  tip: none");
+                }
+            }
+            for gap in &p.gaps {
+                let _ = writeln!(out, "  offset gap: {} .. {}", gap.after, gap.next);
+            }
+        }
+        for finding in self.all_findings() {
+            let _ = writeln!(out, "{:?}: {finding:?}", finding.severity());
+        }
+        let verdict = match self.outcome() {
+            VerifyOutcome::Verified => "VERIFIED",
+            VerifyOutcome::Incomplete => "INCOMPLETE ATTESTATION",
+            VerifyOutcome::Tampered => "EVIDENCE OF TAMPERING",
+        };
+        let _ = writeln!(out, "result: {verdict}");
+        out
+    }
+
+    /// The graded outcome: the gravest finding decides.
+    #[must_use]
+    pub fn outcome(&self) -> VerifyOutcome {
+        match self.all_findings().map(VerifyBreak::severity).max() {
+            Some(Severity::Tampering) => VerifyOutcome::Tampered,
+            Some(Severity::Incomplete) => VerifyOutcome::Incomplete,
+            _ => VerifyOutcome::Verified,
+        }
+    }
+}
+
+/// An archive that passed verification with nothing short of
+/// [`VerifyOutcome::Verified`]; only
+/// [`authenticate_archive`](crate::authenticate_archive) makes one.
+#[derive(Debug, Clone)]
+pub struct AuthenticatedArchive {
+    pub(super) report: ArchiveVerifyReport,
+}
+
+impl AuthenticatedArchive {
+    /// The verification report.
+    #[must_use]
+    pub fn report(&self) -> &ArchiveVerifyReport {
+        &self.report
+    }
+
+    /// The tip of each partition, by directory.
+    pub fn tips(&self) -> impl Iterator<Item = (&str, Option<ChainHead>)> {
+        self.report
+            .partitions
+            .iter()
+            .map(|p| (p.dir.as_str(), p.tip))
+    }
+}

@@ -1,0 +1,465 @@
+//! The tamper matrix of the write-once archive: each case archived with
+//! [`WormArchiver`] into an in-memory store, changed the way an attacker (or
+//! a faulty writer holding the key) would, and verified at both depths.
+
+#![allow(missing_docs)]
+
+use {
+    bytes::Bytes,
+    krabka_ids::LeaderEpoch,
+    krabka_remote_storage::{
+        CancellationToken, ChainHead, LogSegmentData, ManifestSigner, RemoteLogSegmentDetails,
+        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentState, SealedManifest,
+        SegmentManifest, Severity, TopicIdPartition, TrustedManifestKeys, VerifyBreak, VerifyDepth,
+        VerifyOutcome, VerifyRequest, WormArchiver, authenticate_archive, verify_archive,
+    },
+    object_store::{ObjectStoreExt, PutPayload, memory::InMemory, path::Path},
+    std::{collections::BTreeMap, sync::Arc},
+    uuid::Uuid,
+};
+
+const PREFIX: &str = "arch";
+
+fn signer(secret: u8, key_id: &str) -> ManifestSigner {
+    ManifestSigner::from_secret_bytes(&[secret; 32], key_id).unwrap()
+}
+
+fn trusted() -> TrustedManifestKeys {
+    TrustedManifestKeys::single("k1", &signer(1, "k1").public_key()).unwrap()
+}
+
+struct Archive {
+    store: Arc<InMemory>,
+    sealed: Vec<SealedManifest>,
+    _dir: tempfile::TempDir,
+}
+
+fn meta(tp: &TopicIdPartition, start: i64) -> RemoteLogSegmentMetadata {
+    RemoteLogSegmentMetadata::new(
+        RemoteLogSegmentId::new(tp.clone(), Uuid::from_u128(1000 + start as u128)),
+        start,
+        start + 99,
+        0,
+        1,
+        0,
+        RemoteLogSegmentDetails::new(
+            1000,
+            RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(LeaderEpoch(0), start)]),
+        ),
+    )
+    .unwrap()
+}
+
+/// Three segments of `orders-3`, offsets 0–299, seq 0–2.
+async fn archive() -> Archive {
+    archive_at([0, 100, 200]).await
+}
+
+/// Three segments of `orders-3` of 100 offsets each, starting at `starts`.
+async fn archive_at(starts: [i64; 3]) -> Archive {
+    let store = Arc::new(InMemory::new());
+    let archiver = WormArchiver::new(store.clone(), Some(PREFIX.to_owned()), signer(1, "k1"));
+    let dir = tempfile::tempdir().unwrap();
+    let tp = TopicIdPartition::new(Uuid::from_u128(7), "orders", 3);
+    let mut sealed = Vec::new();
+    for i in 0..3u8 {
+        let write = |name: &str, len: usize| {
+            let path = dir.path().join(format!("{i}{name}"));
+            std::fs::write(&path, vec![i.wrapping_mul(31).wrapping_add(len as u8); len]).unwrap();
+            path
+        };
+        let data = LogSegmentData {
+            log_segment: write(".log", 1000),
+            offset_index: write(".index", 40),
+            time_index: write(".timeindex", 60),
+            transaction_index: None,
+            producer_snapshot_index: None,
+            leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
+        };
+        let metadata = meta(&tp, starts[usize::from(i)]);
+        sealed.push(
+            archiver
+                .archive(&metadata, &data, &CancellationToken::new())
+                .await
+                .unwrap(),
+        );
+    }
+    Archive {
+        store,
+        sealed,
+        _dir: dir,
+    }
+}
+
+impl Archive {
+    async fn verify(
+        &self,
+        depth: VerifyDepth,
+        expect_head: Option<ChainHead>,
+    ) -> krabka_remote_storage::ArchiveVerifyReport {
+        let mut request = VerifyRequest::new(Some(PREFIX.to_owned()), trusted());
+        request.depth = depth;
+        request.expect_head = expect_head;
+        verify_archive(&*self.store, &request).await.unwrap()
+    }
+
+    fn object_key(&self, seq: usize, suffix: &str) -> String {
+        self.sealed[seq]
+            .manifest
+            .body
+            .objects
+            .iter()
+            .find(|o| o.suffix == suffix)
+            .unwrap()
+            .key
+            .clone()
+    }
+
+    async fn put(&self, key: &str, bytes: Vec<u8>) {
+        self.store
+            .put(&Path::from(key), PutPayload::from(bytes))
+            .await
+            .unwrap();
+    }
+
+    async fn get(&self, key: &str) -> Vec<u8> {
+        self.store
+            .get(&Path::from(key))
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap()
+            .to_vec()
+    }
+
+    async fn delete(&self, key: &str) {
+        self.store.delete(&Path::from(key)).await.unwrap();
+    }
+
+    /// Writes `manifest` as both the manifest and the seal of `seq`.
+    async fn replace_manifest(&self, seq: usize, bytes: Vec<u8>) {
+        self.put(&self.sealed[seq].manifest_key, bytes.clone())
+            .await;
+        self.put(&self.sealed[seq].seal_key, bytes).await;
+    }
+
+    async fn reseal(&self, seq: usize, edit: impl FnOnce(&mut SegmentManifest)) {
+        let mut manifest = self.sealed[seq].manifest.clone();
+        edit(&mut manifest);
+        self.replace_manifest(seq, manifest.to_bytes()).await;
+    }
+}
+
+fn has(
+    report: &krabka_remote_storage::ArchiveVerifyReport,
+    pred: impl Fn(&VerifyBreak) -> bool,
+) -> bool {
+    report.all_findings().any(pred)
+}
+
+/// One test per depth for each case.
+macro_rules! both_depths {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            use super::*;
+            #[tokio::test]
+            async fn shallow() {
+                ($body)(VerifyDepth::Shallow).await;
+            }
+            #[tokio::test]
+            async fn deep() {
+                ($body)(VerifyDepth::Deep).await;
+            }
+        }
+    };
+}
+
+both_depths!(clean, |depth| async move {
+    let a = archive().await;
+    let report = a.verify(depth, Some(a.sealed[2].head)).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Verified, "{report:#?}");
+    assert_eq!(report.partitions.len(), 1);
+    let partition = &report.partitions[0];
+    assert_eq!(partition.tip, Some(a.sealed[2].head));
+    assert_eq!(partition.epochs.len(), 1);
+    assert_eq!(partition.epochs[0].accepted, 3);
+    assert!(partition.gaps.is_empty());
+    assert_eq!(report.all_findings().count(), 0);
+    let mut request = VerifyRequest::new(Some(PREFIX.to_owned()), trusted());
+    request.depth = depth;
+    let authenticated = authenticate_archive(&*a.store, &request).await.unwrap();
+    assert_eq!(authenticated.tips().count(), 1);
+    if depth == VerifyDepth::Deep {
+        assert_eq!(partition.bytes_hashed, 3 * (1000 + 40 + 60 + 8));
+    }
+});
+
+both_depths!(flipped_byte, |depth| async move {
+    let a = archive().await;
+    let key = a.object_key(1, ".log");
+    let mut bytes = a.get(&key).await;
+    bytes[500] ^= 1;
+    a.put(&key, bytes).await;
+    let report = a.verify(depth, None).await;
+    match depth {
+        VerifyDepth::Shallow => assert_eq!(report.outcome(), VerifyOutcome::Verified),
+        VerifyDepth::Deep => {
+            assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+            assert!(has(
+                &report,
+                |f| matches!(f, VerifyBreak::HashMismatch { key: k, original_survives: None } if *k == key)
+            ));
+        }
+    }
+});
+
+both_depths!(truncated_object, |depth| async move {
+    let a = archive().await;
+    let key = a.object_key(0, ".index");
+    let bytes = a.get(&key).await;
+    a.put(&key, bytes[..20].to_vec()).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::SizeMismatch {
+            expected: 40,
+            found: 20,
+            ..
+        }
+    )));
+});
+
+both_depths!(deleted_object, |depth| async move {
+    let a = archive().await;
+    let key = a.object_key(2, ".log");
+    a.delete(&key).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::ObjectMissing { key: k } if *k == key)
+    ));
+});
+
+both_depths!(deleted_middle_manifest, |depth| async move {
+    let a = archive().await;
+    a.delete(&a.sealed[1].manifest_key).await;
+    a.delete(&a.sealed[1].seal_key).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::ChainBroken { .. }
+    )));
+});
+
+both_depths!(deleted_middle_manifest_seal_kept, |depth| async move {
+    let a = archive().await;
+    a.delete(&a.sealed[1].manifest_key).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::ManifestMissing { .. }
+    )));
+});
+
+both_depths!(deleted_newest_manifest, |depth| async move {
+    let a = archive().await;
+    a.delete(&a.sealed[2].manifest_key).await;
+    a.delete(&a.sealed[2].seal_key).await;
+    // On its own the shorter chain verifies (its objects are strays) ...
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Verified);
+    assert_eq!(report.partitions[0].tip, Some(a.sealed[1].head));
+    assert!(has(&report, |f| f.severity() == Severity::Notice));
+    // ... only the recorded head catches the truncation.
+    let report = a.verify(depth, Some(a.sealed[2].head)).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::ExpectHeadMismatch { found: Some(h), .. } if *h == a.sealed[1].head)
+    ));
+});
+
+both_depths!(reordered_sequence, |depth| async move {
+    let a = archive().await;
+    let (first, second) = (
+        a.get(&a.sealed[0].seal_key).await,
+        a.get(&a.sealed[1].seal_key).await,
+    );
+    a.put(&a.sealed[0].seal_key, second).await;
+    a.put(&a.sealed[1].seal_key, first).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::SealMismatch { .. }
+    )));
+});
+
+both_depths!(swapped_manifests, |depth| async move {
+    let a = archive().await;
+    let (first, second) = (
+        a.get(&a.sealed[0].manifest_key).await,
+        a.get(&a.sealed[1].manifest_key).await,
+    );
+    a.put(&a.sealed[0].manifest_key, second).await;
+    a.put(&a.sealed[1].manifest_key, first).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::ManifestMisplaced { .. }
+    )));
+});
+
+both_depths!(forged_signature, |depth| async move {
+    let a = archive().await;
+    a.reseal(1, |m| {
+        let signature = m.signature.as_mut().unwrap();
+        signature.signature.0[10] ^= 0x40;
+    })
+    .await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::SignatureInvalid { .. }
+    )));
+});
+
+both_depths!(wrong_key_same_key_id, |depth| async move {
+    let a = archive().await;
+    let impostor = signer(9, "k1");
+    a.reseal(1, |m| *m = impostor.seal(m.body.clone())).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::SignatureInvalid { .. }
+    )));
+});
+
+both_depths!(unknown_key, |depth| async move {
+    let a = archive().await;
+    let other = signer(9, "k3");
+    a.reseal(1, |m| *m = other.seal(m.body.clone())).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Incomplete);
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::UntrustedKey { key_id, .. } if key_id == "k3")
+    ));
+});
+
+both_depths!(unsigned, |depth| async move {
+    let a = archive().await;
+    a.reseal(0, |m| m.signature = None).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Incomplete);
+    assert!(has(&report, |f| matches!(f, VerifyBreak::Unsigned { .. })));
+});
+
+both_depths!(duplicate_object, |depth| async move {
+    let a = archive().await;
+    let key_holder = signer(1, "k1");
+    a.reseal(2, |m| {
+        let first = m.body.objects[0].clone();
+        m.body.objects.push(first);
+        *m = key_holder.seal(m.body.clone());
+    })
+    .await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::DuplicateObject { .. }
+    )));
+});
+
+both_depths!(foreign_object, |depth| async move {
+    let a = archive().await;
+    let key_holder = signer(1, "k1");
+    let foreign = a.sealed[0].manifest.body.objects[0].clone();
+    a.reseal(2, |m| {
+        m.body.objects.push(foreign);
+        *m = key_holder.seal(m.body.clone());
+    })
+    .await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::ForeignObject { .. }
+    )));
+});
+
+both_depths!(overwritten_object, |depth| async move {
+    let a = archive().await;
+    let key = a.object_key(0, ".timeindex");
+    a.put(&key, vec![0xee; 60]).await;
+    let report = a.verify(depth, None).await;
+    match depth {
+        VerifyDepth::Shallow => assert_eq!(report.outcome(), VerifyOutcome::Verified),
+        VerifyDepth::Deep => {
+            assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+            // In memory there are no versions: nothing survives beneath.
+            assert!(has(&report, |f| matches!(
+                f,
+                VerifyBreak::HashMismatch {
+                    original_survives: None,
+                    ..
+                }
+            )));
+        }
+    }
+});
+
+both_depths!(stray_object, |depth| async move {
+    let a = archive().await;
+    let dir = a.sealed[0]
+        .manifest_key
+        .rsplit_once('/')
+        .unwrap()
+        .0
+        .to_owned();
+    let stray = format!("{dir}/00000000000000000900-stray.log");
+    a.put(&stray, b"hello".to_vec()).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Verified);
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::Orphan { key } if *key == stray)
+    ));
+});
+
+both_depths!(bumped_format_version, |depth| async move {
+    let a = archive().await;
+    let text = String::from_utf8(a.get(&a.sealed[2].manifest_key).await).unwrap();
+    let bumped = text.replacen("\"format_version\":2", "\"format_version\":3", 1);
+    assert_ne!(bumped, text);
+    a.replace_manifest(2, bumped.into_bytes()).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Incomplete);
+    assert!(has(&report, |f| matches!(
+        f,
+        VerifyBreak::UnsupportedFormat { .. }
+    )));
+});
+
+both_depths!(offset_gap, |depth| async move {
+    let a = archive_at([0, 100, 300]).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Verified);
+    assert_eq!(
+        report.partitions[0].gaps,
+        vec![krabka_remote_storage::OffsetGap {
+            after: 199,
+            next: 300
+        }]
+    );
+});

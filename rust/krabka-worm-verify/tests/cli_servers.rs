@@ -1,0 +1,129 @@
+//! The command line against a SeaweedFS Object Lock bucket written by the
+//! tier in WORM mode (started by `scripts/test.d/55-worm.sh`; skipped, or
+//! failed under `KRABKA_REQUIRE_SERVERS=1`, when the bucket is not set).
+
+#![allow(missing_docs)]
+
+use {
+    bytes::Bytes,
+    krabka_ids::LeaderEpoch,
+    krabka_object_store::{S3Config, S3Credentials, Secret},
+    krabka_remote_storage::{
+        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteLogSegmentState, RemoteStorageManager, S3RemoteStorage, TopicIdPartition,
+        WormChainRecord, WormConfig,
+    },
+    std::{collections::BTreeMap, process::Command},
+    uuid::Uuid,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_krabka-worm-verify");
+const KEY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../krabka-remote-storage/tests/fixtures/worm/test-key-1.pem"
+);
+const KEY_1_PUBLIC: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+#[test]
+fn the_binary_verifies_a_seaweedfs_lock_bucket_and_reports_the_tip() {
+    let (Some(endpoint), Some(bucket)) = (env("KRABKA_S3_ENDPOINT"), env("KRABKA_S3_WORM_BUCKET"))
+    else {
+        assert_ne!(
+            env("KRABKA_REQUIRE_SERVERS").as_deref(),
+            Some("1"),
+            "KRABKA_S3_ENDPOINT / KRABKA_S3_WORM_BUCKET not set"
+        );
+        eprintln!("SKIPPED: KRABKA_S3_WORM_BUCKET is not set (scripts/test.d/55-worm.sh)");
+        return;
+    };
+    let access = env("KRABKA_S3_ACCESS_KEY").unwrap_or_else(|| "test".to_owned());
+    let secret = env("KRABKA_S3_SECRET_KEY").unwrap_or_else(|| "testtesttest".to_owned());
+    let prefix = format!("cli-{}", &Uuid::new_v4().simple().to_string()[..10]);
+    let mut config = S3Config::new(&bucket, "us-east-1");
+    config.endpoint = Some(endpoint.clone());
+    config.allow_http = true;
+    config.path_style = true;
+    config.prefix = Some(prefix.clone());
+    config.credentials = S3Credentials::Static {
+        access_key_id: access.clone(),
+        secret_access_key: Secret::new(&secret),
+        session_token: None,
+    };
+    let tier = S3RemoteStorage::from_s3_config(&config)
+        .unwrap()
+        .with_worm(WormConfig::new(KEY, "test-key-1"))
+        .unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let write = |name: &str, len: usize| {
+        let path = files.path().join(name);
+        std::fs::write(&path, vec![3u8; len]).unwrap();
+        path
+    };
+    let data = LogSegmentData {
+        log_segment: write("s.log", 5000),
+        offset_index: write("s.index", 16),
+        time_index: write("s.timeindex", 24),
+        transaction_index: None,
+        producer_snapshot_index: None,
+        leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
+    };
+    let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 1);
+    let mut head = None;
+    for start in [0i64, 100] {
+        let metadata = RemoteLogSegmentMetadata::new(
+            RemoteLogSegmentId::new(tp.clone(), Uuid::new_v4()),
+            start,
+            start + 99,
+            0,
+            1,
+            0,
+            RemoteLogSegmentDetails::new(
+                5000,
+                RemoteLogSegmentState::CopySegmentStarted,
+                BTreeMap::from([(LeaderEpoch(0), start)]),
+            ),
+        )
+        .unwrap();
+        let receipt = tier
+            .copy_log_segment_data(&metadata, &data)
+            .unwrap()
+            .unwrap();
+        if let Some(WormChainRecord::Receipt { head: h, .. }) =
+            WormChainRecord::from_custom_metadata(receipt.as_bytes()).unwrap()
+        {
+            head = Some(h);
+        }
+    }
+    let tip = head.unwrap().to_string();
+    let output = Command::new(BIN)
+        .env("AWS_ACCESS_KEY_ID", &access)
+        .env("AWS_SECRET_ACCESS_KEY", &secret)
+        .env("AWS_REGION", "us-east-1")
+        .args([
+            "--s3-bucket",
+            &bucket,
+            "--s3-endpoint",
+            &endpoint,
+            "--path-style",
+            "--prefix",
+            &prefix,
+            "--key-id",
+            "test-key-1",
+            "--public-key",
+            KEY_1_PUBLIC,
+            "--deep",
+            "--expect-head",
+            &tip,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains(&format!("tip: {tip}")), "{stdout}");
+    assert!(stdout.contains("result: VERIFIED"), "{stdout}");
+}

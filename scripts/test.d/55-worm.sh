@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The write-once archive mode against real servers: SeaweedFS with an Object Lock bucket
+# (COMPLIANCE, 1 day) and its plain bucket, s3s-fs (refused), and the in-repo GCS server with a
+# versioned bucket under a locked retention policy. Reuses scripts/lib/object-store-servers.sh.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/object-store-servers.sh
+source scripts/lib/object-store-servers.sh
+
+install_servers
+trap stop_servers EXIT
+start_servers seaweedfs s3s gcs
+
+echo "--- Object Lock bucket on SeaweedFS"
+WORM_BUCKET=worm-$(date +%s)
+AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-east-1 \
+  "$VENV/bin/aws" --endpoint-url "$KRABKA_S3_ENDPOINT" s3api create-bucket --bucket "$WORM_BUCKET" \
+  --object-lock-enabled-for-bucket > /dev/null
+AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-east-1 \
+  "$VENV/bin/aws" --endpoint-url "$KRABKA_S3_ENDPOINT" s3api put-object-lock-configuration \
+  --bucket "$WORM_BUCKET" \
+  --object-lock-configuration '{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Mode":"COMPLIANCE","Days":1}}}'
+export KRABKA_S3_WORM_BUCKET=$WORM_BUCKET
+
+echo "--- Locked retention bucket on the GCS test server"
+curl -sf -o /dev/null -X POST -H 'content-type: application/json' "$KRABKA_GCS_ENDPOINT/storage/v1/b?project=test" \
+  -d '{"name":"worm","versioning":{"enabled":true},"retentionPolicy":{"retentionPeriod":"86400"}}'
+curl -sf -o /dev/null -X POST "$KRABKA_GCS_ENDPOINT/storage/v1/b/worm/lockRetentionPolicy?ifMetagenerationMatch=1"
+export KRABKA_GCS_WORM_BUCKET=worm
+
+echo "--- Rust WORM tests against the servers"
+cargo test -p krabka-remote-storage --locked --test worm_servers -- --nocapture "$@"
+cargo test -p krabka-worm-verify --locked --test cli_servers -- "$@"
