@@ -3,7 +3,7 @@
 # partitions (issue 4, "Done when"). Single-node KRaft, filesystem tier, our RSM from the panic-injection
 # jar (`gradle panicInjectionJar`: copies of topics named krabka-inject-panic* panic inside Rust), our RLMM.
 #   tests/e2e/panic-injection.sh <name>
-# Environment: E2E_KAFKA, E2E_PLUGIN_JAR (default build/libs/krabka-remote-storage-panic-injection.jar),
+# Environment: E2E_KAFKA, E2E_PANIC_JAR (default build/libs/krabka-remote-storage-panic-injection.jar),
 # E2E_PANIC_TIMEOUT (seconds to wait for the first panic, default 60).
 #  1. produce to krabka-inject-panic-plain and wait until the broker log reports the first failed copy;
 #  2. only then create and produce e2e-plain: it must be tiered, deleted locally and read back from the
@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib/e2e.sh"
 name="$1"
 
 export E2E_RSM=krabka
-export E2E_PLUGIN_JAR="${E2E_PLUGIN_JAR:-$E2E_ROOT/build/libs/krabka-remote-storage-panic-injection.jar}"
+export E2E_PLUGIN_JAR="${E2E_PANIC_JAR:-$E2E_ROOT/build/libs/krabka-remote-storage-panic-injection.jar}"
 e2e_setup_kafka
 e2e_select_plugin
 export E2E_WORK="$E2E_ROOT/build/e2e/runs/$name"
@@ -48,7 +48,7 @@ waited=0
 until grep -q "injected panic copying" "$log"; do
   kill -0 "$(cat "$node/pid")" 2>/dev/null || fail "the broker exited"
   (( waited < ${E2E_PANIC_TIMEOUT:-60} * 5 )) \
-    || fail "no injected panic in the broker log after ${E2E_PANIC_TIMEOUT:-60}s (is $E2E_PLUGIN_JAR the panic-injection jar?)"
+    || fail "no injected panic in the broker log after ${E2E_PANIC_TIMEOUT:-60}s (is ${E2E_PLUGIN_JAR#"$E2E_ROOT/"} the panic-injection jar?)"
   sleep 0.2; waited=$((waited + 1))
 done
 first_panic=$(grep -n -m 1 "injected panic copying" "$log" | cut -d: -f1)
