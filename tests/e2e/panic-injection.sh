@@ -60,8 +60,10 @@ e2e_client untiered,verify --bootstrap "$bootstrap" --topics "$injected:plain" -
 
 kill -0 "$(cat "$node/pid")" 2>/dev/null || fail "the broker process is gone"
 # Nothing of the injected topic in the tier at all, not even a partial or temporary file.
+# (The tier names partition directories <topic>-<partition>-<topic id>: the same search finds the normal topic.)
 leftovers=$(find "$E2E_TIER_DIR" -path "*$injected*" | head -n 5)
 [[ -z $leftovers ]] || fail "files of $injected in the tier: $leftovers"
+[[ -n $(find "$E2E_TIER_DIR" -path "*/$normal-0-*" -name '*.log') ]] || fail "no segment file of $normal found in the tier"
 
 python3 - "$log" "$injected" "$normal" "$first_panic" <<'PY'
 import re, sys
@@ -101,7 +103,7 @@ if normal_errors:
 if problems:
     print("panic-injection: " + "\n  ".join(problems), file=sys.stderr)
     sys.exit(1)
-message = re.search(r"RemoteStorageException: (native panic: injected panic copying \S+)", surfaced[0]["text"]).group(1)
+message = re.search(r"RemoteStorageException: (native panic: injected panic copying [^\n]+)", surfaced[0]["text"]).group(1)
 print(f"  {len(surfaced)} failed copies of {injected} logged as RemoteStorageException (first at line "
       f"{surfaced[0]['line']}: \"{message}\"), {len(after)} of them after the first copy of {normal}")
 print(f"  {len(copied)} segment(s) of {normal} copied to the tier, the first at line {copied[0]['line']}, "
