@@ -18,7 +18,7 @@ read -r version test_version <<<"$line"
 out="$PWD/build/kafka/$version"
 if [[ ! -f "$out/.complete" ]]; then
   command -v mvn >/dev/null || { echo "fetch-kafka: mvn is required (apt-get install maven)" >&2; exit 1; }
-  rm -rf "$out"
+  rm -rf "$out"; mkdir -p "$(dirname "$out")"
   echo "fetch-kafka: resolving Apache Kafka $version (LocalTieredStorage from $test_version) from Maven Central" >&2
   if ! mvn -B -q -f tests/e2e/kafka-runtime/pom.xml -Dkafka.version="$version" \
       -Dkafka.test.version="$test_version" -Dkafka.out="$out" package >"$out.mvn.log" 2>&1; then

@@ -4,6 +4,8 @@
 # classpath. Scenarios (tests/e2e/*.sh):
 #   newest: filesystem tier + our RLMM; filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
 #           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2
+#           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
+#           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
 #   oldest: filesystem + our RLMM; filesystem + TopicBased with a restart; two brokers with RF 2
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
 # (scenarios that need our classes are skipped). KRABKA_E2E_ONLY=<glob> selects scenarios by name.
@@ -30,6 +32,13 @@ if [[ $rsm == krabka ]]; then
     need gradle gradle
     gradle --no-daemon -q jar
   fi
+  # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
+  # restricted to other scenarios does not build it.
+  # shellcheck disable=SC2053
+  if [[ -z ${E2E_PANIC_JAR:-} && newest-panic-injection == ${KRABKA_E2E_ONLY:-*} ]]; then
+    need gradle gradle
+    gradle --no-daemon -q panicInjectionJar
+  fi
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
   # its native library no longer refuses the object-store backends.
@@ -50,9 +59,12 @@ for kafka in newest oldest; do
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
+  if [[ $kafka == newest && $rsm == krabka ]]; then
+    scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
+  fi
 done
 [[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-topic-based (the plugin jar has no S3 backend yet)"
-[[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm (needs our plugin jar)"
+[[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"
 
 passed=0 failed=0 failed_names=()
 for s in "${scenarios[@]}"; do

@@ -20,6 +20,8 @@ import java.util.Map;
  *   retention --tier SPEC        retention.ms=1000, then no remote segment may remain
  *   await-isr --replicas 2,3     until the in-sync replicas are exactly these
  *   tier-count --tier SPEC       prints how many segment files of the topic the tier holds
+ *   untiered --tier SPEC         nothing of the topic is tiered: no segment file in the tier, latest-tiered
+ *                                says none, every record still in the local log (earliest-local 0)
  * SPEC is fs:&lt;dir&gt; or s3://&lt;bucket&gt;/&lt;prefix&gt; with --s3-endpoint http://host:port (keys from
  * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). Each step runs for every topic before the next step starts.
  * </pre>
@@ -79,6 +81,7 @@ public final class E2e {
             case "retention" -> steps.retention(tier(opts));
             case "tier-count" -> Steps.say(tier(opts).segments(steps.topic()) + " segment file(s) of " + steps.topic()
                     + " in the tier");
+            case "untiered" -> steps.checkUntiered(tier(opts));
             case "await-isr" -> steps.awaitIsr(need(opts, "replicas"),
                     Integer.parseInt(opts.getOrDefault("timeout", "120")));
             default -> usage("unknown step " + step);

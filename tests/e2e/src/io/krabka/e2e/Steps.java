@@ -173,6 +173,23 @@ final class Steps {
         return o;
     }
 
+    /**
+     * Checks that nothing of the topic reached the tier (every copy of it failed): no segment file of it in the
+     * tier, ListOffsets latest-tiered says no tiered offset, and the local log still starts at 0 and holds
+     * every record.
+     */
+    void checkUntiered(Tier tier) throws Exception {
+        Offsets o = Offsets.of(admin, tp);
+        int remote = tier.segments(workload.topic);
+        if (remote != 0 || o.latestTiered() >= 0 || o.earliest() != 0 || o.earliestLocal() != 0
+                || o.latest() != expectedLatest()) {
+            throw new Mismatch("expected nothing of " + workload.topic + " tiered: " + o + "; " + remote
+                    + " segment file(s) in the tier (expected latest-tiered < 0, earliest=earliest-local=0, latest="
+                    + expectedLatest() + ", no segment file)");
+        }
+        say("nothing of " + workload.topic + " tiered: " + o + "; no segment file of it in the tier");
+    }
+
     private long expectedLatest() {
         // Plain topics hold one offset per record; transactional ones also one marker per transaction.
         return workload.kind == Workload.Kind.TXN
