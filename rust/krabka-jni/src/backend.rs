@@ -15,8 +15,9 @@ use {
 pub enum Storage {
     /// Files under a directory (`LocalTieredStorage`).
     Filesystem(LocalTieredStorage),
-    /// An S3 or GCS bucket (`S3RemoteStorage`).
-    ObjectStore(S3RemoteStorage),
+    /// An S3 or GCS bucket (`S3RemoteStorage`), boxed: it is much larger
+    /// than the filesystem tier.
+    ObjectStore(Box<S3RemoteStorage>),
 }
 
 impl Storage {
@@ -25,7 +26,7 @@ impl Storage {
     pub fn manager(&self) -> &dyn RemoteStorageManager {
         match self {
             Self::Filesystem(tier) => tier,
-            Self::ObjectStore(tier) => tier,
+            Self::ObjectStore(tier) => tier.as_ref(),
         }
     }
 }
@@ -61,7 +62,7 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
     Ok(Arc::new(match config {
         BackendConfig::Filesystem { root } => Storage::Filesystem(LocalTieredStorage::new(root)),
         BackendConfig::ObjectStore(store) => {
-            Storage::ObjectStore(S3RemoteStorage::from_config(&store)?)
+            Storage::ObjectStore(Box::new(S3RemoteStorage::from_config(&store)?))
         }
     }))
 }
