@@ -7,7 +7,7 @@
 
 use {
     krabka_object_store::{ObjectStoreConfigError, S3Credentials, Secret},
-    krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config},
+    krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
     std::{path::PathBuf, time::Duration},
 };
 
@@ -57,9 +57,17 @@ pub const RETRY_TIMEOUT_MS: &str = "retry.timeout.ms";
 pub const REQUEST_TIMEOUT_MS: &str = "request.timeout.ms";
 /// `connect.timeout.ms`.
 pub const CONNECT_TIMEOUT_MS: &str = "connect.timeout.ms";
+/// `worm.enabled`: the write-once archive mode of the S3 and GCS tiers.
+pub const WORM_ENABLED: &str = "worm.enabled";
+/// `worm.signing.key.path`: the archive's PKCS#8 Ed25519 signing key.
+pub const WORM_SIGNING_KEY_PATH: &str = "worm.signing.key.path";
+/// `worm.key.id`: the key id written into manifests.
+pub const WORM_KEY_ID: &str = "worm.key.id";
+/// `worm.write.only`: refuse every fetch (a sink-only archive).
+pub const WORM_WRITE_ONLY: &str = "worm.write.only";
 
 /// Every key this module reads.
-const KNOWN_KEYS: [&str; 23] = [
+const KNOWN_KEYS: [&str; 27] = [
     BACKEND,
     FILESYSTEM_ROOT,
     PREFIX,
@@ -83,6 +91,10 @@ const KNOWN_KEYS: [&str; 23] = [
     RETRY_TIMEOUT_MS,
     REQUEST_TIMEOUT_MS,
     CONNECT_TIMEOUT_MS,
+    WORM_ENABLED,
+    WORM_SIGNING_KEY_PATH,
+    WORM_KEY_ID,
+    WORM_WRITE_ONLY,
 ];
 
 /// A refused storage-manager configuration; always names the key.
@@ -102,6 +114,12 @@ pub enum ConfigError {
         key: &'static str,
         /// The chosen backend.
         backend: &'static str,
+    },
+    /// A key the write-once archive mode needs is missing or empty.
+    #[error("`{key}` is required when `worm.enabled` is true")]
+    MissingForWorm {
+        /// The key.
+        key: &'static str,
     },
     /// A value did not parse or was out of range.
     #[error("`{key}` has invalid value `{value}`: expected {expected}")]
@@ -125,7 +143,12 @@ pub enum BackendConfig {
         root: PathBuf,
     },
     /// An S3 or GCS bucket.
-    ObjectStore(Box<ObjectStoreConfig>),
+    ObjectStore {
+        /// The bucket and its client settings.
+        store: Box<ObjectStoreConfig>,
+        /// The write-once archive mode, when `worm.enabled` is true.
+        worm: Option<WormConfig>,
+    },
 }
 
 /// The entries, looked up by key.
@@ -184,6 +207,12 @@ impl Entries<'_> {
 
 /// Parses the storage manager's configuration.
 ///
+/// The `worm.*` keys matter only when `worm.enabled` is true: then
+/// `worm.signing.key.path` and `worm.key.id` are required and the backend
+/// must be `s3` or `gcs`. With `worm.enabled` false (the default) the other
+/// `worm.*` keys are accepted and ignored, so an operator can switch the mode
+/// off by changing one line; their values must still parse.
+///
 /// # Errors
 /// [`ConfigError`] naming the first bad key.
 pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, ConfigError> {
@@ -194,14 +223,23 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
         return Err(ConfigError::Unknown { key: key.clone() });
     }
     let entries = Entries(entries);
-    let config = match entries.get(BACKEND).unwrap_or("filesystem") {
-        "filesystem" => BackendConfig::Filesystem {
-            root: PathBuf::from(entries.required(FILESYSTEM_ROOT, "filesystem")?),
-        },
-        "s3" => BackendConfig::ObjectStore(Box::new(ObjectStoreConfig::S3(s3_config(&entries)?))),
-        "gcs" => {
-            BackendConfig::ObjectStore(Box::new(ObjectStoreConfig::Gcs(gcs_config(&entries)?)))
+    let backend = entries.get(BACKEND).unwrap_or("filesystem");
+    if backend == "filesystem" && entries.bool(WORM_ENABLED)? {
+        return Err(ConfigError::Invalid {
+            key: WORM_ENABLED,
+            value: "true".to_owned(),
+            expected: "false with backend filesystem (the write-once archive mode needs backend s3 or gcs)",
+        });
+    }
+    let worm = worm_config(&entries)?;
+    let store = match backend {
+        "filesystem" => {
+            return Ok(BackendConfig::Filesystem {
+                root: PathBuf::from(entries.required(FILESYSTEM_ROOT, "filesystem")?),
+            });
         }
+        "s3" => ObjectStoreConfig::S3(s3_config(&entries)?),
+        "gcs" => ObjectStoreConfig::Gcs(gcs_config(&entries)?),
         other => {
             return Err(ConfigError::Invalid {
                 key: BACKEND,
@@ -210,10 +248,31 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
             });
         }
     };
-    if let BackendConfig::ObjectStore(store) = &config {
-        store.validate().map_err(|err| from_store_error(&err))?;
+    store.validate().map_err(|err| from_store_error(&err))?;
+    Ok(BackendConfig::ObjectStore {
+        store: Box::new(store),
+        worm,
+    })
+}
+
+/// The archive mode: `None` unless `worm.enabled` is true.
+fn worm_config(entries: &Entries<'_>) -> Result<Option<WormConfig>, ConfigError> {
+    let enabled = entries.bool(WORM_ENABLED)?;
+    let write_only = entries.bool(WORM_WRITE_ONLY)?;
+    if !enabled {
+        return Ok(None);
     }
-    Ok(config)
+    let key_path = entries
+        .get(WORM_SIGNING_KEY_PATH)
+        .ok_or(ConfigError::MissingForWorm {
+            key: WORM_SIGNING_KEY_PATH,
+        })?;
+    let key_id = entries
+        .get(WORM_KEY_ID)
+        .ok_or(ConfigError::MissingForWorm { key: WORM_KEY_ID })?;
+    Ok(Some(
+        WormConfig::new(key_path, key_id).write_only(write_only),
+    ))
 }
 
 fn s3_config(entries: &Entries<'_>) -> Result<S3Config, ConfigError> {
@@ -393,8 +452,8 @@ mod tests {
             (REQUEST_TIMEOUT_MS, "1500"),
         ]))
         .unwrap();
-        let BackendConfig::ObjectStore(store) = config else {
-            panic!("expected an S3 config, got {config:?}");
+        let BackendConfig::ObjectStore { store, worm: None } = config else {
+            panic!("expected an S3 config without WORM, got {config:?}");
         };
         let ObjectStoreConfig::S3(s3) = *store else {
             panic!("expected an S3 config, got {store:?}");
@@ -477,8 +536,8 @@ mod tests {
             (GCS_SERVICE_ACCOUNT_PATH, "/etc/sa.json"),
         ]))
         .unwrap();
-        let BackendConfig::ObjectStore(store) = config else {
-            panic!("expected a GCS config, got {config:?}");
+        let BackendConfig::ObjectStore { store, worm: None } = config else {
+            panic!("expected a GCS config without WORM, got {config:?}");
         };
         let ObjectStoreConfig::Gcs(gcs) = *store else {
             panic!("expected a GCS config, got {store:?}");
@@ -489,5 +548,120 @@ mod tests {
             Some(PathBuf::from("/etc/sa.json"))
         );
         assert!(gcs.allow_http);
+    }
+
+    const S3: [(&str, &str); 3] = [(BACKEND, "s3"), (S3_BUCKET, "archive"), (S3_REGION, "r")];
+
+    fn with(base: &[(&str, &str)], more: &[(&str, &str)]) -> Vec<(String, String)> {
+        entries(&[base, more].concat())
+    }
+
+    #[test]
+    fn worm_keys_fill_the_worm_config() {
+        let config = parse_backend(&with(
+            &S3,
+            &[
+                (WORM_ENABLED, "true"),
+                (WORM_SIGNING_KEY_PATH, "/etc/krabka/worm-key.pem"),
+                (WORM_KEY_ID, "archive-2026"),
+                (WORM_WRITE_ONLY, "true"),
+            ],
+        ))
+        .unwrap();
+        let BackendConfig::ObjectStore {
+            worm: Some(worm), ..
+        } = config
+        else {
+            panic!("expected an S3 config with WORM, got {config:?}");
+        };
+        assert_eq!(
+            worm,
+            WormConfig::new("/etc/krabka/worm-key.pem", "archive-2026").write_only(true)
+        );
+        let BackendConfig::ObjectStore {
+            worm: Some(worm), ..
+        } = parse_backend(&with(
+            &[(BACKEND, "gcs"), (GCS_BUCKET, "archive")],
+            &[
+                (WORM_ENABLED, "TRUE"),
+                (WORM_SIGNING_KEY_PATH, "/k.der"),
+                (WORM_KEY_ID, "k1"),
+            ],
+        ))
+        .unwrap()
+        else {
+            panic!("expected a GCS config with WORM");
+        };
+        assert!(!worm.write_only);
+    }
+
+    #[test]
+    fn worm_needs_a_key_path_and_a_key_id() {
+        assert_eq!(
+            parse_backend(&with(&S3, &[(WORM_ENABLED, "true"), (WORM_KEY_ID, "k1")])),
+            Err(ConfigError::MissingForWorm {
+                key: WORM_SIGNING_KEY_PATH
+            })
+        );
+        assert_eq!(
+            parse_backend(&with(
+                &S3,
+                &[
+                    (WORM_ENABLED, "true"),
+                    (WORM_SIGNING_KEY_PATH, "/k.pem"),
+                    (WORM_KEY_ID, "  "),
+                ]
+            )),
+            Err(ConfigError::MissingForWorm { key: WORM_KEY_ID })
+        );
+    }
+
+    #[test]
+    fn worm_is_refused_with_the_filesystem_backend() {
+        for backend in [
+            &[(BACKEND, "filesystem"), (FILESYSTEM_ROOT, "/tier")][..],
+            &[(FILESYSTEM_ROOT, "/tier")][..],
+        ] {
+            assert!(matches!(
+                parse_backend(&with(backend, &[(WORM_ENABLED, "true")])),
+                Err(ConfigError::Invalid {
+                    key: WORM_ENABLED,
+                    ..
+                })
+            ));
+        }
+    }
+
+    #[test]
+    fn worm_keys_are_ignored_while_the_mode_is_off() {
+        let extra = [
+            (WORM_ENABLED, "false"),
+            (WORM_SIGNING_KEY_PATH, "/k.pem"),
+            (WORM_KEY_ID, "k1"),
+            (WORM_WRITE_ONLY, "true"),
+        ];
+        assert!(matches!(
+            parse_backend(&with(&S3, &extra)),
+            Ok(BackendConfig::ObjectStore { worm: None, .. })
+        ));
+        assert!(matches!(
+            parse_backend(&with(&[(FILESYSTEM_ROOT, "/tier")], &extra)),
+            Ok(BackendConfig::Filesystem { .. })
+        ));
+        // Their values must still parse.
+        assert!(matches!(
+            parse_backend(&with(&S3, &[(WORM_WRITE_ONLY, "yes")])),
+            Err(ConfigError::Invalid {
+                key: WORM_WRITE_ONLY,
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse_backend(&with(&S3, &[(WORM_ENABLED, "on")])),
+            Err(ConfigError::Invalid {
+                key: WORM_ENABLED,
+                ..
+            })
+        ));
     }
 }

@@ -18,6 +18,11 @@ pub enum BridgeError {
     /// The plugin configuration was refused.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// `worm.enabled` is true but the write-once archive mode cannot start:
+    /// an unusable signing key, or a bucket that does not prove it is
+    /// locked (or cannot be reached to prove it).
+    #[error("`worm.enabled` is true but the write-once archive cannot start: {0}")]
+    WormStartup(#[source] RemoteStorageError),
     /// A JNI call failed (usually because a Java exception is pending).
     #[error("JNI call failed: {0}")]
     Jni(#[from] jni::errors::Error),
@@ -67,7 +72,7 @@ impl BridgeError {
     #[must_use]
     pub fn exception_kind(&self) -> ExceptionKind {
         match self {
-            Self::Storage(err) => ExceptionKind::for_class(err.class()),
+            Self::Storage(err) | Self::WormStartup(err) => ExceptionKind::for_class(err.class()),
             Self::Wire(_)
             | Self::Config(_)
             | Self::Jni(_)

@@ -189,19 +189,20 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_fetchIndex<'lo
     })
 }
 
-/// `void delete(long rsm, byte[] metadata)`: deletes a segment; succeeds when
-/// it is already gone.
+/// `int delete(long rsm, byte[] metadata)`: deletes a segment; succeeds when
+/// it is already gone. Returns a
+/// [`DeleteOutcome`](crate::backend::DeleteOutcome) code: 0 deleted, 1
+/// retained by the write-once archive (which refuses every delete).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_delete<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
     rsm: jlong,
     metadata: JByteArray<'local>,
-) {
+) -> jint {
     boundary::call(&mut env, |env| {
         let storage = STORAGE_MANAGERS.get(rsm)?;
         let metadata = wire::decode_metadata(&bytes(env, &metadata)?)?;
-        storage.manager().delete_log_segment_data(&metadata)?;
-        Ok(())
-    });
+        Ok(storage.delete_segment(&metadata)?.code())
+    })
 }

@@ -2,7 +2,7 @@
 //! that a panic and each error class reach Java as the right exception.
 
 use {
-    crate::{boundary, error::BridgeError},
+    crate::{backend::DeleteOutcome, boundary, error::BridgeError},
     jni::{
         EnvUnowned,
         objects::{JClass, JString},
@@ -53,4 +53,35 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testFail<'loca
             other => BridgeError::InvalidArgument(format!("unknown failure code {other}")),
         })
     });
+}
+
+/// `int testDeleteOutcome(boolean worm, int code)`: the code `delete` returns
+/// when a tier that is (`worm`) or is not a write-once archive answers a
+/// delete with success (0), a refusal (1) or a retryable failure (2); throws
+/// as `delete` would.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testDeleteOutcome<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    worm: jboolean,
+    code: jint,
+) -> jint {
+    boundary::call(&mut env, |_| -> Result<jint, BridgeError> {
+        let result = match code {
+            0 => Ok(()),
+            1 => Err(RemoteStorageError::Refused(
+                "injected write-once refusal".to_owned(),
+            )),
+            2 => Err(RemoteStorageError::Retryable {
+                message: "injected throttling".to_owned(),
+                source: None,
+            }),
+            other => {
+                return Err(BridgeError::InvalidArgument(format!(
+                    "unknown delete result code {other}"
+                )));
+            }
+        };
+        Ok(DeleteOutcome::of(worm, result)?.code())
+    })
 }
