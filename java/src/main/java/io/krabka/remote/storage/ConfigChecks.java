@@ -45,9 +45,19 @@ final class ConfigChecks {
      * @throws ConfigException naming the key
      */
     static void require(AbstractConfig config, String key, String backend) {
+        requireWhen(config, key, "backend is " + backend);
+    }
+
+    /**
+     * Fails unless {@code key} has a non-blank value; the message says it is required when
+     * {@code condition}.
+     *
+     * @throws ConfigException naming the key
+     */
+    static void requireWhen(AbstractConfig config, String key, String condition) {
         String value = config.getString(key);
         if (value == null || value.trim().isEmpty()) {
-            throw new ConfigException(key, value, "required when backend is " + backend);
+            throw new ConfigException(key, value, "required when " + condition);
         }
     }
 }

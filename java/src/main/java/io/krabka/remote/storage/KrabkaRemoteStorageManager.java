@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.server.log.remote.storage.LogSegmentData;
@@ -35,17 +36,36 @@ import org.slf4j.LoggerFactory;
  * <p>A copy whose thread is interrupted (the broker cancels copies of a partition whose
  * leadership moved) returns within {@value #CANCEL_POLL_MS} ms with a
  * {@link RemoteStorageException}; the native copy then removes what it wrote.
+ *
+ * <p>In write-once archive mode ({@code rsm.config.worm.enabled=true}) the tier refuses every
+ * delete. {@link #deleteLogSegmentData} then logs one WARN per segment (starting with
+ * {@value RetainedSegmentLog#PREFIX}) and returns normally, so Kafka records the segment as
+ * deleted, stops referencing it and retention advances; the objects stay in the bucket until its
+ * retention expires.
  */
 public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
     /** How often a waiting copy checks its thread's interrupt flag. */
     static final long CANCEL_POLL_MS = 50;
 
+    /** {@code NativeBridge.delete}: the segment's objects are gone (or never were there). */
+    static final int DELETE_DELETED = 0;
+    /** {@code NativeBridge.delete}: the write-once archive refused the delete and keeps them. */
+    static final int DELETE_RETAINED_BY_ARCHIVE = 1;
+
     private static final Logger LOG = LoggerFactory.getLogger(KrabkaRemoteStorageManager.class);
+
+    private final RetainedSegmentLog retained;
 
     private volatile NativeResource storage;
 
     /** Called by the broker; {@link #configure} must follow. */
     public KrabkaRemoteStorageManager() {
+        this(LOG::warn);
+    }
+
+    /** With the WORM retention warnings sent to {@code warn} instead of the logger (tests). */
+    KrabkaRemoteStorageManager(Consumer<String> warn) {
+        retained = new RetainedSegmentLog(RetainedSegmentLog.DEFAULT_CAPACITY, warn);
     }
 
     @Override
@@ -60,8 +80,13 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
             if (previous != null) {
                 previous.close();
             }
-            LOG.info("Configured krabka remote storage manager with backend {}",
-                    config.getString(KrabkaRemoteStorageManagerConfig.BACKEND_CONFIG));
+            LOG.info("Configured krabka remote storage manager with backend {}{}",
+                    config.getString(KrabkaRemoteStorageManagerConfig.BACKEND_CONFIG),
+                    config.wormEnabled() ? ", write-once archive mode on (key id "
+                            + config.getString(KrabkaRemoteStorageManagerConfig.WORM_KEY_ID_CONFIG)
+                            + (config.getBoolean(KrabkaRemoteStorageManagerConfig.WORM_WRITE_ONLY_CONFIG)
+                                    ? ", write-only)" : ")")
+                            : "");
         } catch (ConfigException e) {
             throw e;
         } catch (RemoteStorageException e) {
@@ -144,12 +169,31 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
         }
     }
 
+    /**
+     * Deletes the segment's objects; returns normally when they are already gone. In write-once
+     * archive mode the objects stay: this logs one WARN for the segment (none for a repeat) and
+     * returns normally, so that Kafka finishes the delete instead of retrying it forever.
+     */
     @Override
     public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata) throws RemoteStorageException {
         try {
-            NativeBridge.delete(handle(), Wire.metadata(metadata));
+            deleted(metadata, NativeBridge.delete(handle(), Wire.metadata(metadata)));
         } catch (Throwable t) {
             throw Failures.wrap("Delete of " + metadata.remoteLogSegmentId(), t);
+        }
+    }
+
+    /** Acts on the outcome code of {@code NativeBridge.delete} for {@code metadata}. */
+    void deleted(RemoteLogSegmentMetadata metadata, int outcome) throws RemoteStorageException {
+        switch (outcome) {
+            case DELETE_DELETED:
+                return;
+            case DELETE_RETAINED_BY_ARCHIVE:
+                retained.report(metadata);
+                return;
+            default:
+                throw new RemoteStorageException("Delete of " + metadata.remoteLogSegmentId()
+                        + ": unknown outcome code " + outcome + " from the native library");
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -92,6 +93,25 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
     public static final String CONNECT_TIMEOUT_MS_CONFIG = "connect.timeout.ms";
     private static final String CONNECT_TIMEOUT_MS_DOC = "Time budget of one connection attempt.";
 
+    public static final String WORM_ENABLED_CONFIG = "worm.enabled";
+    private static final String WORM_ENABLED_DOC = "Write-once (WORM) archive mode of the s3 and gcs "
+            + "backends (see docs/worm.md): start-up refuses unless the bucket proves it is locked "
+            + "(S3 Object Lock in COMPLIANCE mode with a default retention, or a locked GCS retention "
+            + "policy); every copy is sealed by a signed manifest on a per-partition hash chain; "
+            + "deletes are refused, and Kafka's deletes of a segment only log a warning. Needs "
+            + "worm.signing.key.path and worm.key.id; refused with backend filesystem. While false, "
+            + "the other worm.* keys are accepted and ignored.";
+    public static final String WORM_SIGNING_KEY_PATH_CONFIG = "worm.signing.key.path";
+    private static final String WORM_SIGNING_KEY_PATH_DOC = "Unencrypted PKCS#8 Ed25519 private key "
+            + "file, DER or PEM (openssl genpkey -algorithm ed25519), that signs the manifests; "
+            + "required when worm.enabled is true.";
+    public static final String WORM_KEY_ID_CONFIG = "worm.key.id";
+    private static final String WORM_KEY_ID_DOC = "The id written into every manifest, under which "
+            + "auditors look up the public key; required when worm.enabled is true.";
+    public static final String WORM_WRITE_ONLY_CONFIG = "worm.write.only";
+    private static final String WORM_WRITE_ONLY_DOC = "Refuse every fetch: the archive is a sink "
+            + "that only auditors read, and consumers cannot read tiered data through this broker.";
+
     public static final String NATIVE_LIBRARY_PATH_CONFIG = NativeLibrary.PATH_CONFIG;
 
     /**
@@ -109,7 +129,26 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
         GCS_SERVICE_ACCOUNT_KEY_CONFIG, GCS_APPLICATION_CREDENTIALS_PATH_CONFIG,
         MULTIPART_THRESHOLD_BYTES_CONFIG, MULTIPART_CHUNK_SIZE_BYTES_CONFIG, MAX_RETRIES_CONFIG,
         RETRY_TIMEOUT_MS_CONFIG, REQUEST_TIMEOUT_MS_CONFIG, CONNECT_TIMEOUT_MS_CONFIG,
+        WORM_ENABLED_CONFIG, WORM_SIGNING_KEY_PATH_CONFIG, WORM_KEY_ID_CONFIG, WORM_WRITE_ONLY_CONFIG,
     };
+
+    /** Accepts an unset value or a key id of 1 to 64 characters of [A-Za-z0-9._-]. */
+    private static final class KeyIdValidator implements ConfigDef.Validator {
+        private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value != null && !value.toString().isEmpty()
+                    && !KEY_ID.matcher(value.toString()).matches()) {
+                throw new ConfigException(name, value, "expected 1 to 64 characters of [A-Za-z0-9._-]");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "1 to 64 characters of [A-Za-z0-9._-]";
+        }
+    }
 
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
             .define(BACKEND_CONFIG, Type.STRING, "filesystem", ValidString.in("filesystem", "s3", "gcs"),
@@ -149,6 +188,13 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
                     Importance.LOW, REQUEST_TIMEOUT_MS_DOC)
             .define(CONNECT_TIMEOUT_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(1), Importance.LOW,
                     CONNECT_TIMEOUT_MS_DOC)
+            .define(WORM_ENABLED_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, WORM_ENABLED_DOC)
+            .define(WORM_SIGNING_KEY_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                    WORM_SIGNING_KEY_PATH_DOC)
+            .define(WORM_KEY_ID_CONFIG, Type.STRING, null, new KeyIdValidator(), Importance.MEDIUM,
+                    WORM_KEY_ID_DOC)
+            .define(WORM_WRITE_ONLY_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                    WORM_WRITE_ONLY_DOC)
             .define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                     NativeLibrary.PATH_DOC);
 
@@ -177,6 +223,20 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
                 ConfigChecks.require(this, GCS_BUCKET_CONFIG, "gcs");
                 break;
         }
+        if (wormEnabled()) {
+            if (getString(BACKEND_CONFIG).equals("filesystem")) {
+                throw new ConfigException(WORM_ENABLED_CONFIG, true,
+                        "the write-once archive mode needs backend s3 or gcs; the filesystem tier "
+                                + "cannot be write-once");
+            }
+            ConfigChecks.requireWhen(this, WORM_SIGNING_KEY_PATH_CONFIG, "worm.enabled is true");
+            ConfigChecks.requireWhen(this, WORM_KEY_ID_CONFIG, "worm.enabled is true");
+        }
+    }
+
+    /** Whether the write-once archive mode is on. */
+    boolean wormEnabled() {
+        return getBoolean(WORM_ENABLED_CONFIG);
     }
 
     /** The {@code native.library.path} override, or null. */

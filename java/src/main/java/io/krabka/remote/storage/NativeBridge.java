@@ -51,7 +51,11 @@ final class NativeBridge {
     static native byte[] fetchIndex(long rsm, byte[] metadata, int indexType)
             throws RemoteStorageException;
 
-    static native void delete(long rsm, byte[] metadata) throws RemoteStorageException;
+    /**
+     * Returns {@link KrabkaRemoteStorageManager#DELETE_DELETED} or
+     * {@link KrabkaRemoteStorageManager#DELETE_RETAINED_BY_ARCHIVE}.
+     */
+    static native int delete(long rsm, byte[] metadata) throws RemoteStorageException;
 
     // Metadata manager.
     static native long rlmmOpen() throws RemoteStorageException;
@@ -99,4 +103,6 @@ final class NativeBridge {
     static native void testPanic(String message, boolean formatted) throws RemoteStorageException;
 
     static native void testFail(int code) throws RemoteStorageException;
+
+    static native int testDeleteOutcome(boolean worm, int code) throws RemoteStorageException;
 }

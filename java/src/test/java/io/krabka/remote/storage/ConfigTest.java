@@ -10,13 +10,19 @@ import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
+import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
 
 public class ConfigTest {
+    @Rule
+    public TemporaryFolder tmp = new TemporaryFolder();
+
     private static Map<String, Object> rsm(Object... keyValues) {
         Map<String, Object> config = new HashMap<>();
         config.put("broker.id", 3);
@@ -102,6 +108,65 @@ public class ConfigTest {
         assertEquals("false", entries.get("s3.path.style"));
         assertFalse(entries.containsKey("broker.id"));
         assertFalse(entries.containsKey("native.library.path"));
+    }
+
+    private static final Object[] S3 = {"backend", "s3", "s3.bucket", "archive", "s3.region", "r",
+        "s3.endpoint", "http://127.0.0.1:9", "s3.allow.http", "true", "s3.path.style", "true",
+        "s3.access.key.id", "id", "s3.secret.access.key", "secret", "max.retries", "0",
+        "retry.timeout.ms", "500", "connect.timeout.ms", "500", "request.timeout.ms", "1000"};
+
+    private static Map<String, Object> s3(Object... more) {
+        Map<String, Object> config = rsm(S3);
+        config.putAll(rsm(more));
+        return config;
+    }
+
+    @Test
+    public void wormKeysReachTheNativeSide() {
+        Map<String, String> entries = new KrabkaRemoteStorageManagerConfig(s3("worm.enabled", "true",
+                "worm.signing.key.path", "/etc/krabka/worm-key.pem", "worm.key.id", "archive-2026",
+                "worm.write.only", "true")).nativeEntries();
+        assertEquals("true", entries.get("worm.enabled"));
+        assertEquals("/etc/krabka/worm-key.pem", entries.get("worm.signing.key.path"));
+        assertEquals("archive-2026", entries.get("worm.key.id"));
+        assertEquals("true", entries.get("worm.write.only"));
+        Map<String, String> defaults = new KrabkaRemoteStorageManagerConfig(s3()).nativeEntries();
+        assertEquals("false", defaults.get("worm.enabled"));
+        assertEquals("false", defaults.get("worm.write.only"));
+        assertFalse(defaults.containsKey("worm.key.id"));
+    }
+
+    @Test
+    public void wormNeedsAKeyPathAKeyIdAndAnObjectStore() {
+        assertNamesKey("worm.signing.key.path", s3("worm.enabled", "true", "worm.key.id", "k1"));
+        assertNamesKey("worm.key.id", s3("worm.enabled", "true", "worm.signing.key.path", "/k.pem"));
+        assertNamesKey("worm.key.id", s3("worm.enabled", "true", "worm.signing.key.path", "/k.pem",
+                "worm.key.id", "no spaces allowed"));
+        assertNamesKey("worm.enabled", rsm("filesystem.root", "/tmp/x", "worm.enabled", "true",
+                "worm.signing.key.path", "/k.pem", "worm.key.id", "k1"));
+        assertNamesKey("worm.write.only", s3("worm.write.only", "sometimes"));
+    }
+
+    @Test
+    public void wormKeysAreIgnoredWhileTheModeIsOff() throws Exception {
+        KrabkaRemoteStorageManager rsm = new KrabkaRemoteStorageManager();
+        rsm.configure(rsm("filesystem.root", tmp.newFolder("tier").toString(), "worm.enabled", "false",
+                "worm.signing.key.path", "/nonexistent.pem", "worm.key.id", "k1",
+                "worm.write.only", "true"));
+        rsm.close();
+    }
+
+    @Test
+    public void aWormArchiveThatCannotStartFailsConfigureNamingWormEnabled() {
+        // An unreadable key: refused before any request.
+        assertNamesKey("worm.enabled", s3("worm.enabled", "true",
+                "worm.signing.key.path", "/nonexistent/worm-key.pem", "worm.key.id", "k1"));
+        // A valid key, but no server to prove the bucket is locked.
+        Path key = Paths.get("rust/krabka-remote-storage/tests/fixtures/worm/test-key-1.pem")
+                .toAbsolutePath();
+        assertTrue(key.toString(), Files.isRegularFile(key));
+        assertNamesKey("worm.enabled", s3("worm.enabled", "true", "worm.signing.key.path",
+                key.toString(), "worm.key.id", "test-key-1"));
     }
 
     @Test
