@@ -577,9 +577,6 @@ async fn verify_partition(
                     findings.push(VerifyBreak::ObjectMissing {
                         key: object.key.clone(),
                     });
-                    if deep {
-                        tracker.object_done();
-                    }
                     continue;
                 }
                 // Outside this partition: look it up directly.
@@ -589,9 +586,6 @@ async fn verify_partition(
                         findings.push(VerifyBreak::ObjectMissing {
                             key: object.key.clone(),
                         });
-                        if deep {
-                            tracker.object_done();
-                        }
                         continue;
                     }
                     Err(e) => return Err(to_remote_error(e, "head of", &object.key)),

@@ -4,9 +4,9 @@
 //! The totals are known from the one listing the verifier makes before it
 //! reads anything: the size and number of the data objects (everything but
 //! manifests and chain seals) in the partitions in scope. Objects no
-//! manifest names are not hashed, and objects that are missing or of the
-//! wrong size are counted as done without being read, so the final figures
-//! can stay below the totals.
+//! manifest names are never hashed, and an object of the wrong size is
+//! counted as done without being read, so the final figures can stay below
+//! the totals; a missing object is in neither.
 
 /// Where a deep verification stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -16,8 +16,7 @@ pub struct DeepProgress {
     pub bytes_hashed: u64,
     /// Bytes of the data objects in scope, from the listing.
     pub bytes_total: u64,
-    /// Objects checked so far (hashed, or found missing or of the wrong
-    /// size).
+    /// Objects checked so far (hashed, or found to be of the wrong size).
     pub objects_done: u64,
     /// Data objects in scope, from the listing.
     pub objects_total: u64,
