@@ -164,7 +164,7 @@ final class NativeLoader {
     }
 
     private static InputStream resource(String name) throws IOException {
-        InputStream in = NativeLibrary.class.getResourceAsStream(name);
+        InputStream in = NativeLoader.class.getResourceAsStream(name);
         if (in == null) {
             throw new IOException("resource " + name + " is missing from the jar");
         }
