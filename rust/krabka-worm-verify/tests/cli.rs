@@ -3,106 +3,12 @@
 
 #![allow(missing_docs)]
 
+mod common;
+
 use {
-    bytes::Bytes,
-    krabka_ids::LeaderEpoch,
-    krabka_remote_storage::{
-        CancellationToken, LogSegmentData, ManifestSigner, RemoteLogSegmentDetails,
-        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentState, SealedManifest,
-        TopicIdPartition, WormArchiver,
-    },
-    object_store::local::LocalFileSystem,
-    std::{collections::BTreeMap, path::Path, process::Command, sync::Arc},
-    uuid::Uuid,
+    common::{archive, flip_a_log_byte, public_hex, run, run_with},
+    krabka_remote_storage::ManifestSigner,
 };
-
-const BIN: &str = env!("CARGO_BIN_EXE_krabka-worm-verify");
-
-fn signer() -> ManifestSigner {
-    ManifestSigner::from_secret_bytes(&[1; 32], "k1").unwrap()
-}
-
-fn public_hex() -> String {
-    signer()
-        .public_key()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Two segments of `orders-0` archived under `arch/` in `root`.
-fn archive(root: &Path) -> Vec<SealedManifest> {
-    let store = Arc::new(LocalFileSystem::new_with_prefix(root).unwrap());
-    let archiver = WormArchiver::new(store, Some("arch".to_owned()), signer());
-    let files = tempfile::tempdir().unwrap();
-    let tp = TopicIdPartition::new(Uuid::from_u128(5), "orders", 0);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    (0..2i64)
-        .map(|i| {
-            let write = |name: &str, len: usize| {
-                let path = files.path().join(format!("{i}{name}"));
-                std::fs::write(&path, vec![7u8; len]).unwrap();
-                path
-            };
-            let data = LogSegmentData {
-                log_segment: write(".log", 3000),
-                offset_index: write(".index", 16),
-                time_index: write(".timeindex", 24),
-                transaction_index: None,
-                producer_snapshot_index: None,
-                leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
-            };
-            let metadata = RemoteLogSegmentMetadata::new(
-                RemoteLogSegmentId::new(tp.clone(), Uuid::new_v4()),
-                i * 100,
-                i * 100 + 99,
-                0,
-                1,
-                0,
-                RemoteLogSegmentDetails::new(
-                    3000,
-                    RemoteLogSegmentState::CopySegmentStarted,
-                    BTreeMap::from([(LeaderEpoch(0), i * 100)]),
-                ),
-            )
-            .unwrap();
-            runtime
-                .block_on(archiver.archive(&metadata, &data, &CancellationToken::new()))
-                .unwrap()
-        })
-        .collect()
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(BIN).args(args).output().unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
-
-fn base_args(root: &Path) -> Vec<String> {
-    vec![
-        "--local".to_owned(),
-        root.display().to_string(),
-        "--prefix".to_owned(),
-        "arch".to_owned(),
-        "--key-id".to_owned(),
-        "k1".to_owned(),
-        "--public-key".to_owned(),
-        public_hex(),
-    ]
-}
-
-fn run_with(root: &Path, extra: &[&str]) -> (i32, String, String) {
-    let mut args = base_args(root);
-    args.extend(extra.iter().map(|s| (*s).to_owned()));
-    run(&args.iter().map(String::as_str).collect::<Vec<_>>())
-}
 
 #[test]
 fn a_clean_archive_verifies_with_its_tip() {
@@ -152,18 +58,7 @@ fn json_output_is_machine_readable() {
 fn a_flipped_byte_is_tampering_only_when_deep() {
     let root = tempfile::tempdir().unwrap();
     let sealed = archive(root.path());
-    let log = &sealed[0]
-        .manifest
-        .body
-        .objects
-        .iter()
-        .find(|o| o.suffix == ".log")
-        .unwrap()
-        .key;
-    let path = root.path().join(log);
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[10] ^= 0xff;
-    std::fs::write(&path, bytes).unwrap();
+    flip_a_log_byte(root.path(), &sealed);
     let (code, stdout, _) = run_with(root.path(), &[]);
     assert_eq!(code, 0, "{stdout}");
     let (code, stdout, _) = run_with(root.path(), &["--deep"]);
@@ -283,4 +178,50 @@ fn usage_errors_exit_64() {
     let (code, stdout, _) = run(&["--help"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("Exit codes"), "{stdout}");
+}
+
+#[test]
+fn progress_always_goes_to_stderr_and_keeps_stdout_clean() {
+    let root = tempfile::tempdir().unwrap();
+    let sealed = archive(root.path());
+    let objects: usize = sealed.iter().map(|s| s.manifest.body.objects.len()).sum();
+    let (code, stdout, stderr) =
+        run_with(root.path(), &["--deep", "--json", "--progress", "always"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["outcome"], "verified");
+    assert!(!stdout.contains("deep verify"), "{stdout}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("deep verify: 6.0 KiB of 6.0 KiB, "),
+        "{stderr}"
+    );
+    assert!(
+        last.contains(&format!(", {objects}/{objects} objects, ")),
+        "{stderr}"
+    );
+    assert!(last.ends_with(", done"), "{stderr}");
+    assert!(
+        stderr.lines().all(|l| l.starts_with("deep verify: ")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn no_progress_when_never_shallow_or_not_a_terminal() {
+    let root = tempfile::tempdir().unwrap();
+    archive(root.path());
+    for extra in [
+        &["--deep", "--progress", "never"][..],
+        &["--deep"][..], // auto, and stderr is a pipe here
+        &["--deep", "--progress", "auto"][..],
+        &["--progress", "always"][..], // shallow: nothing is hashed
+    ] {
+        let (code, stdout, stderr) = run_with(root.path(), extra);
+        assert_eq!(code, 0, "{extra:?}: {stdout}{stderr}");
+        assert_eq!(stderr, "", "{extra:?}");
+    }
+    let (code, stdout, stderr) = run_with(root.path(), &["--deep", "--progress", "sometimes"]);
+    assert_eq!(code, 64, "{stdout}{stderr}");
+    assert_eq!(stdout, "");
 }

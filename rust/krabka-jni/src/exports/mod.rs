@@ -1,4 +1,5 @@
-//! The native methods of `io.krabka.remote.storage.NativeBridge`.
+//! The native methods of `io.krabka.remote.storage.NativeBridge`, and the
+//! one of `io.krabka.remote.storage.WormVerify` (the verifier jar).
 //!
 //! Each function only decodes its arguments, calls the Rust manager and
 //! encodes the result, inside [`crate::boundary::call`].
@@ -6,7 +7,8 @@
 // Every JNI export needs `#[unsafe(no_mangle)]` so the JVM finds it by its
 // mangled name; that attribute is the only unsafe code in these modules. Its
 // obligation (no other symbol of the same name) holds because every name
-// starts with `Java_io_krabka_remote_storage_NativeBridge_`.
+// starts with `Java_io_krabka_remote_storage_NativeBridge_` or
+// `Java_io_krabka_remote_storage_WormVerify_`.
 #![allow(unsafe_code)]
 
 mod diagnostics;
@@ -15,6 +17,7 @@ mod rsm;
 mod stream;
 #[cfg(feature = "panic-injection")]
 mod test_hooks;
+mod worm_verify;
 
 use {
     crate::error::BridgeError,

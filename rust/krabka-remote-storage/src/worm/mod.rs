@@ -57,8 +57,10 @@ pub use {
     },
     stamp::{ChainStamp, EpochId, ManifestSeq},
     verify::{
-        ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, ObjectProtectionReport, OffsetGap,
-        PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
-        authenticate_archive, verify_archive, verify_archive_config,
+        ArchiveVerifyReport, AuthenticatedArchive, DeepProgress, EpochSpan, NoProgress,
+        ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak,
+        VerifyDepth, VerifyObserver, VerifyOutcome, VerifyRequest, authenticate_archive,
+        verify_archive, verify_archive_config, verify_archive_config_observed,
+        verify_archive_observed,
     },
 };

@@ -7,8 +7,13 @@
 //! every chain epoch, checks the objects each manifest names (present with
 //! the recorded size; deep: re-hashed by streaming, and on a mismatch the
 //! pinned version is re-read), and reports stray objects and offset gaps.
+//! A deep run reports its progress to a [`VerifyObserver`]
+//! ([`verify_archive_observed`]).
 
+mod progress;
 mod report;
+
+pub use progress::{DeepProgress, NoProgress, VerifyObserver};
 
 pub use report::{
     ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, ObjectProtectionReport, OffsetGap,
@@ -25,6 +30,7 @@ use {
     },
     futures_util::{StreamExt, TryStreamExt},
     object_store::{GetOptions, ObjectStore, ObjectStoreExt, path::Path},
+    progress::Tracker,
     sha2::{Digest, Sha256},
     std::collections::{BTreeMap, BTreeSet, HashMap},
 };
@@ -38,6 +44,19 @@ use {
 pub async fn verify_archive(
     store: &dyn ObjectStore,
     request: &VerifyRequest,
+) -> Result<ArchiveVerifyReport> {
+    verify_archive_observed(store, request, &NoProgress).await
+}
+
+/// [`verify_archive`], reporting the progress of a deep run to `observer`
+/// (see [`VerifyObserver`] for when; a shallow run reports nothing).
+///
+/// # Errors
+/// Those of [`verify_archive`].
+pub async fn verify_archive_observed(
+    store: &dyn ObjectStore,
+    request: &VerifyRequest,
+    observer: &dyn VerifyObserver,
 ) -> Result<ArchiveVerifyReport> {
     let prefix = request
         .prefix
@@ -75,15 +94,31 @@ pub async fn verify_archive(
         partitions: Vec::new(),
         findings: Vec::new(),
     };
-    for (dir, names) in partitions {
-        let Some(parsed) = parse_partition_dir_name(&dir) else {
-            continue;
-        };
-        if request.topic.as_ref().is_some_and(|t| *t != parsed.topic)
-            || request.partition.is_some_and(|p| p != parsed.partition)
-        {
-            continue;
+    let in_scope: Vec<_> = partitions
+        .into_iter()
+        .filter_map(|(dir, names)| {
+            let parsed = parse_partition_dir_name(&dir)?;
+            let wanted = request.topic.as_ref().is_none_or(|t| *t == parsed.topic)
+                && request.partition.is_none_or(|p| p == parsed.partition);
+            wanted.then_some((dir, parsed, names))
+        })
+        .collect();
+    let deep = request.depth == VerifyDepth::Deep;
+    let mut tracker = Tracker::new(observer);
+    if deep {
+        let chain_prefix = format!("{CHAIN_DIR}/");
+        for (_, _, names) in &in_scope {
+            for (name, size) in names {
+                if !name.ends_with(MANIFEST_SUFFIX) && !name.starts_with(&chain_prefix) {
+                    tracker.progress.objects_total += 1;
+                    tracker.progress.bytes_total =
+                        tracker.progress.bytes_total.saturating_add(*size);
+                }
+            }
         }
+        tracker.report();
+    }
+    for (dir, parsed, names) in in_scope {
         let full_dir = match prefix {
             Some(prefix) => format!("{prefix}/{dir}"),
             None => dir.clone(),
@@ -102,8 +137,11 @@ pub async fn verify_archive(
             protection: Vec::new(),
             archived: Vec::new(),
         };
-        verify_partition(store, request, &names, &mut partition).await?;
+        verify_partition(store, request, &names, &mut partition, &mut tracker).await?;
         report.partitions.push(partition);
+    }
+    if deep {
+        tracker.finish();
     }
     if let Some(expected) = request.expect_head {
         match report.partitions.as_slice() {
@@ -135,6 +173,19 @@ pub fn verify_archive_config(
     config: &krabka_object_store::ObjectStoreConfig,
     request: &VerifyRequest,
 ) -> Result<ArchiveVerifyReport> {
+    verify_archive_config_observed(config, request, &NoProgress)
+}
+
+/// [`verify_archive_config`], reporting the progress of a deep run to
+/// `observer` as [`verify_archive_observed`] does.
+///
+/// # Errors
+/// Those of [`verify_archive_config`].
+pub fn verify_archive_config_observed(
+    config: &krabka_object_store::ObjectStoreConfig,
+    request: &VerifyRequest,
+    observer: &dyn VerifyObserver,
+) -> Result<ArchiveVerifyReport> {
     if let krabka_object_store::ObjectStoreConfig::Local { root } = config {
         if !root.is_dir() {
             return Err(RemoteStorageError::not_found(format!(
@@ -155,7 +206,7 @@ pub fn verify_archive_config(
             source: Some(Box::new(e)),
         })?;
     runtime.block_on(async {
-        let mut report = verify_archive(&*store, request).await?;
+        let mut report = verify_archive_observed(&*store, request, observer).await?;
         if let krabka_object_store::ObjectStoreConfig::S3(s3) = config {
             s3_protection(s3, request, &mut report).await?;
         }
@@ -324,8 +375,10 @@ async fn verify_partition(
     request: &VerifyRequest,
     names: &BTreeMap<String, u64>,
     report: &mut PartitionVerifyReport,
+    tracker: &mut Tracker<'_>,
 ) -> Result<()> {
     let dir = report.dir.clone();
+    let deep = request.depth == VerifyDepth::Deep;
     let findings = &mut report.findings;
     // Manifests beside the segments, and seals.
     let mut manifests: Vec<Entry> = Vec::new();
@@ -544,18 +597,23 @@ async fn verify_partition(
                     expected: object.size_bytes,
                     found: stored,
                 });
+                if deep {
+                    tracker.object_done();
+                }
                 continue;
             }
-            if request.depth == VerifyDepth::Deep {
-                let (digest, hashed) = hash_object(store, &object.key, None).await?;
+            if deep {
+                let (digest, hashed) = hash_object(store, &object.key, None, Some(tracker)).await?;
                 report.bytes_hashed += hashed;
                 if digest != Some(object.sha256.0) {
                     let original_survives = match &object.version_id {
-                        Some(version) => hash_object(store, &object.key, Some(version.clone()))
-                            .await
-                            .ok()
-                            .and_then(|(digest, _)| digest)
-                            .map(|digest| digest == object.sha256.0),
+                        Some(version) => {
+                            hash_object(store, &object.key, Some(version.clone()), None)
+                                .await
+                                .ok()
+                                .and_then(|(digest, _)| digest)
+                                .map(|digest| digest == object.sha256.0)
+                        }
                         None => None,
                     };
                     findings.push(VerifyBreak::HashMismatch {
@@ -563,6 +621,7 @@ async fn verify_partition(
                         original_survives,
                     });
                 }
+                tracker.object_done();
             }
         }
     }
@@ -614,11 +673,13 @@ fn manifest_key_of(dir: &str, manifest: &SegmentManifest) -> String {
 }
 
 /// Streams an object (or one version of it) through SHA-256; memory is one
-/// network chunk. `None` digest when the object (version) is gone.
+/// network chunk. `None` digest when the object (version) is gone. Each
+/// chunk is reported to `tracker` when there is one.
 async fn hash_object(
     store: &dyn ObjectStore,
     key: &str,
     version: Option<String>,
+    mut tracker: Option<&mut Tracker<'_>>,
 ) -> Result<(Option<[u8; 32]>, u64)> {
     let options = GetOptions {
         version,
@@ -636,6 +697,9 @@ async fn hash_object(
         let chunk = chunk.map_err(|e| to_remote_error(e, "read of", key))?;
         hashed += chunk.len() as u64;
         hasher.update(&chunk);
+        if let Some(tracker) = tracker.as_deref_mut() {
+            tracker.hashed(chunk.len() as u64);
+        }
     }
     Ok((Some(hasher.finalize().into()), hashed))
 }

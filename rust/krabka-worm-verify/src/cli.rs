@@ -1,0 +1,230 @@
+//! The command line: arguments in, a store configuration and a
+//! [`VerifyRequest`] out, the report printed, the outcome mapped to an exit
+//! code.
+
+use {
+    crate::{Console, progress::ProgressPrinter},
+    clap::{Parser, ValueEnum},
+    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, Secret},
+    krabka_remote_storage::{
+        ChainHead, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver, VerifyOutcome,
+        VerifyRequest, verify_archive_config_observed,
+    },
+    std::{ffi::OsString, path::PathBuf},
+};
+
+/// The program name in messages and `--help`.
+pub(crate) const NAME: &str = "krabka-worm-verify";
+
+/// Audits a Krabka write-once (WORM) archive: chain, signatures (against the
+/// keys given here, never the keys in the archive) and objects.
+///
+/// Exit codes: 0 verified, 1 evidence of tampering, 2 incomplete
+/// attestation, 3 could not read the archive, 64 usage error.
+#[derive(Debug, Parser)]
+#[command(name = NAME, version)]
+struct Cli {
+    /// S3 bucket to read (credentials from the AWS environment).
+    #[arg(long, group = "source")]
+    s3_bucket: Option<String>,
+    /// S3 endpoint (S3-compatible servers).
+    #[arg(long, requires = "s3_bucket")]
+    s3_endpoint: Option<String>,
+    /// S3 region.
+    #[arg(long, default_value = "us-east-1")]
+    s3_region: String,
+    /// Path-style S3 requests.
+    #[arg(long)]
+    path_style: bool,
+    /// GCS bucket to read (credentials from GOOGLE_APPLICATION_CREDENTIALS).
+    #[arg(long, group = "source")]
+    gcs_bucket: Option<String>,
+    /// GCS endpoint (emulators).
+    #[arg(long, requires = "gcs_bucket")]
+    gcs_endpoint: Option<String>,
+    /// Send no GCS credentials (emulators).
+    #[arg(long, requires = "gcs_bucket")]
+    gcs_no_auth: bool,
+    /// A local copy of the archive (a directory laid out like the bucket).
+    #[arg(long, group = "source")]
+    local: Option<PathBuf>,
+    /// Key prefix of the archive in the bucket.
+    #[arg(long)]
+    prefix: Option<String>,
+    /// Only this topic.
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition.
+    #[arg(long)]
+    partition: Option<i32>,
+    /// A trusted key id; repeat, each paired with the `--public-key` at the
+    /// same position.
+    #[arg(long = "key-id", required = true)]
+    key_ids: Vec<String>,
+    /// A trusted Ed25519 public key, 64 hex characters.
+    #[arg(long = "public-key", required = true)]
+    public_keys: Vec<String>,
+    /// The tip head recorded by an earlier run (needs one partition in scope).
+    #[arg(long)]
+    expect_head: Option<String>,
+    /// Re-hash every object (streamed).
+    #[arg(long)]
+    deep: bool,
+    /// Progress lines on stderr during `--deep`: `auto` when stderr is a
+    /// terminal.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    progress: ProgressMode,
+    /// Print the machine-readable report (JSON) instead of the summary.
+    #[arg(long)]
+    json: bool,
+}
+
+/// When `--deep` prints progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProgressMode {
+    /// When stderr is a terminal.
+    Auto,
+    /// Always (for logs of long runs).
+    Always,
+    /// Never.
+    Never,
+}
+
+fn usage(console: &mut Console<'_>, message: &str) -> u8 {
+    let _ = writeln!(console.err, "{NAME}: usage error: {message}");
+    VerifyOutcome::EXIT_USAGE
+}
+
+/// Parses `args` (without the program name), verifies, prints; the exit
+/// code.
+pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
+    let cli = match Cli::try_parse_from(std::iter::once(OsString::from(NAME)).chain(args)) {
+        Ok(cli) => cli,
+        // --help and --version.
+        Err(err) if !err.use_stderr() => {
+            let _ = write!(console.out, "{}", err.render());
+            return 0;
+        }
+        Err(err) => {
+            let _ = write!(console.err, "{}", err.render());
+            return VerifyOutcome::EXIT_USAGE;
+        }
+    };
+    let (config, request) = match prepare(&cli) {
+        Ok(prepared) => prepared,
+        Err(message) => return usage(console, &message),
+    };
+    let progress = match cli.progress {
+        ProgressMode::Always => cli.deep,
+        ProgressMode::Auto => cli.deep && console.err_is_terminal,
+        ProgressMode::Never => false,
+    };
+    let result = if progress {
+        let printer = ProgressPrinter::new(&mut *console.err);
+        verify_archive_config_observed(&config, &request, &printer as &dyn VerifyObserver)
+    } else {
+        verify_archive_config_observed(&config, &request, &NoProgress)
+    };
+    let report = match result {
+        Ok(report) => report,
+        Err(err) => {
+            let _ = write!(console.err, "{NAME}: could not read the archive: {err}");
+            let mut source = std::error::Error::source(&err);
+            while let Some(cause) = source {
+                let _ = write!(console.err, ": {cause}");
+                source = cause.source();
+            }
+            let _ = writeln!(console.err);
+            return VerifyOutcome::EXIT_UNREADABLE;
+        }
+    };
+    let printed = if cli.json {
+        match serde_json::to_string_pretty(
+            &serde_json::json!({ "outcome": report.outcome(), "report": &report }),
+        ) {
+            Ok(json) => writeln!(console.out, "{json}"),
+            Err(err) => {
+                let _ = writeln!(console.err, "{NAME}: cannot encode the report: {err}");
+                return VerifyOutcome::EXIT_UNREADABLE;
+            }
+        }
+    } else {
+        write!(console.out, "{}", report.summary())
+    };
+    if let Err(err) = printed.and_then(|()| console.out.flush()) {
+        let _ = writeln!(console.err, "{NAME}: cannot write the report: {err}");
+        return VerifyOutcome::EXIT_UNREADABLE;
+    }
+    report.outcome().exit_code()
+}
+
+/// The store and the request the arguments describe, or a usage message.
+fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), String> {
+    if cli.key_ids.len() != cli.public_keys.len() {
+        return Err("give each --key-id with one --public-key, in the same order".to_owned());
+    }
+    let mut trusted = TrustedManifestKeys::new();
+    for (key_id, public) in cli.key_ids.iter().zip(&cli.public_keys) {
+        let Some(bytes) = decode_hex(public) else {
+            return Err(format!(
+                "--public-key for `{key_id}` is not 64 hex characters"
+            ));
+        };
+        trusted.insert(key_id, &bytes).map_err(|e| e.to_string())?;
+    }
+    let expect_head = cli
+        .expect_head
+        .as_deref()
+        .map(str::parse::<ChainHead>)
+        .transpose()
+        .map_err(|e| format!("--expect-head: {e}"))?;
+    let config = if let Some(bucket) = &cli.s3_bucket {
+        let mut s3 = S3Config::new(bucket, &cli.s3_region);
+        s3.endpoint.clone_from(&cli.s3_endpoint);
+        s3.allow_http = cli
+            .s3_endpoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("http://"));
+        s3.path_style = cli.path_style;
+        ObjectStoreConfig::S3(s3)
+    } else if let Some(bucket) = &cli.gcs_bucket {
+        let mut gcs = GcsConfig::new(bucket);
+        gcs.endpoint.clone_from(&cli.gcs_endpoint);
+        gcs.allow_http = cli
+            .gcs_endpoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("http://"));
+        if cli.gcs_no_auth {
+            gcs.service_account_key = Some(Secret::new(
+                r#"{"private_key":"unused","private_key_id":"unused","client_email":"verifier@example.com","disable_oauth":true}"#,
+            ));
+        }
+        ObjectStoreConfig::Gcs(gcs)
+    } else if let Some(root) = &cli.local {
+        ObjectStoreConfig::Local { root: root.clone() }
+    } else {
+        return Err("name the archive: --s3-bucket, --gcs-bucket or --local".to_owned());
+    };
+    let mut request = VerifyRequest::new(cli.prefix.clone(), trusted);
+    request.depth = if cli.deep {
+        VerifyDepth::Deep
+    } else {
+        VerifyDepth::Shallow
+    };
+    request.topic.clone_from(&cli.topic);
+    request.partition = cli.partition;
+    request.expect_head = expect_head;
+    Ok((config, request))
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() != 64 {
+        return None;
+    }
+    (0..32)
+        .map(|i| {
+            text.get(i * 2..i * 2 + 2)
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+        })
+        .collect()
+}
