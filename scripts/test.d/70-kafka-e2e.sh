@@ -2,6 +2,8 @@
 # End-to-end tests against real Apache Kafka brokers (oldest and newest 4.x from Maven Central), each
 # started as an operator does: StorageTool format, then kafka.Kafka server.properties, plugin jar on the
 # classpath. Scenarios (tests/e2e/*.sh):
+#   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
+#           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
 #   newest: filesystem tier + our RLMM; filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
 #           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2
 #           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
@@ -13,6 +15,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 started=$(date +%s)
 
+# selected NAME...: whether KRABKA_E2E_ONLY (a glob, default all) selects one of the scenarios.
+selected() {
+  local n
+  # shellcheck disable=SC2053
+  for n in "$@"; do [[ $n == ${KRABKA_E2E_ONLY:-*} ]] && return 0; done
+  return 1
+}
 need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
 need java openjdk-17-jdk-headless
 need javac openjdk-17-jdk-headless
@@ -34,10 +43,17 @@ if [[ $rsm == krabka ]]; then
   fi
   # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
   # restricted to other scenarios does not build it.
-  # shellcheck disable=SC2053
-  if [[ -z ${E2E_PANIC_JAR:-} && newest-panic-injection == ${KRABKA_E2E_ONLY:-*} ]]; then
+  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection; then
     need gradle gradle
     gradle --no-daemon -q panicInjectionJar
+  fi
+  # The worm scenario needs the verifier jar and binary (built unless given).
+  if [[ -z ${E2E_VERIFIER_JAR:-} ]] && selected newest-worm oldest-worm; then
+    need gradle gradle
+    gradle --no-daemon -q verifierJar
+  fi
+  if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm; then
+    cargo build --locked -q -p krabka-worm-verify
   fi
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
@@ -59,11 +75,12 @@ for kafka in newest oldest; do
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
+  [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh")
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
   fi
 done
-[[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-topic-based (the plugin jar has no S3 backend yet)"
+[[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-topic-based, worm (the plugin jar has no S3 backend yet)"
 [[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"
 
 passed=0 failed=0 failed_names=()

@@ -18,6 +18,9 @@ import java.util.Map;
  *   verify                       consumes from offset 0 (both isolation levels) and compares every record
  *   delete-records --tier SPEC   deleteRecords, then remote segments below the cut must be gone; verifies the rest
  *   retention --tier SPEC        retention.ms=1000, then no remote segment may remain
+ *   retention-archived --tier SPEC  write-once archive: retention.ms=1000 expires every remote segment in
+ *                                Kafka while every segment file stays in the tier
+ *   delete-topic-archived --tier SPEC  write-once archive: the topic is deleted, its segment files stay
  *   await-isr --replicas 2,3     until the in-sync replicas are exactly these
  *   tier-count --tier SPEC       prints how many segment files of the topic the tier holds
  *   untiered --tier SPEC         nothing of the topic is tiered: no segment file in the tier, latest-tiered
@@ -79,6 +82,8 @@ public final class E2e {
             case "verify" -> steps.verify(0);
             case "delete-records" -> steps.verify((int) steps.deleteRecords(tier(opts)));
             case "retention" -> steps.retention(tier(opts));
+            case "retention-archived" -> steps.retentionArchived(tier(opts));
+            case "delete-topic-archived" -> steps.deleteTopicArchived(tier(opts));
             case "tier-count" -> Steps.say(tier(opts).segments(steps.topic()) + " segment file(s) of " + steps.topic()
                     + " in the tier");
             case "untiered" -> steps.checkUntiered(tier(opts));

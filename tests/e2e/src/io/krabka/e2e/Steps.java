@@ -330,6 +330,67 @@ final class Steps {
         }
     }
 
+    /**
+     * Write-once archive: sets retention.ms to 1 s. Kafka must expire every remote segment of the topic (its
+     * earliest offset moves up to the local log start) while every segment file stays in the tier: the plugin
+     * refuses the deletes and reports them as kept by the archive.
+     */
+    void retentionArchived(Tier tier) throws Exception {
+        int archived = tier.segments(workload.topic);
+        if (archived == 0) {
+            throw new Mismatch("no segment of " + workload.topic + " in the tier to expire");
+        }
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, workload.topic);
+        admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("local.retention.ms", "-2"), AlterConfigOp.OpType.SET))))
+                .all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            Offsets o = Offsets.of(admin, tp);
+            int remote = tier.segments(workload.topic);
+            if (remote != archived) {
+                throw new Mismatch("retention changed the archive: " + archived + " -> " + remote
+                        + " segment file(s) of " + workload.topic + " in the tier");
+            }
+            if (o.earliest() == o.earliestLocal() && o.earliest() == expectedLatest()) {
+                say("retention.ms=1000: " + o + "; Kafka expired every remote segment, all " + remote
+                        + " segment file(s) of " + workload.topic + " stay in the archive");
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("retention did not expire the remote segments: " + o + " (expected earliest="
+                        + expectedLatest() + ")");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /**
+     * Write-once archive: deletes the topic. The broker must finish the deletion (the topic disappears) while
+     * every segment file of it stays in the tier.
+     */
+    void deleteTopicArchived(Tier tier) throws Exception {
+        int archived = tier.segments(workload.topic);
+        if (archived == 0) {
+            throw new Mismatch("no segment of " + workload.topic + " in the tier");
+        }
+        admin.deleteTopics(List.of(workload.topic)).all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (admin.listTopics().names().get().contains(workload.topic)) {
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("topic " + workload.topic + " still listed 120 s after its deletion");
+            }
+            Thread.sleep(500);
+        }
+        int remote = tier.segments(workload.topic);
+        if (remote != archived) {
+            throw new Mismatch("topic deletion changed the archive: " + archived + " -> " + remote
+                    + " segment file(s) of " + workload.topic);
+        }
+        say("deleted topic " + workload.topic + "; all " + remote + " segment file(s) of it stay in the archive");
+    }
+
     /** Waits until the partition's in-sync replicas are exactly {@code replicas}; prints the leader. */
     void awaitIsr(String replicas, int timeoutSeconds) throws Exception {
         List<Integer> want = Arrays.stream(replicas.split(",")).map(Integer::valueOf).sorted().toList();

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The write-once archive inside a real broker, on a SeaweedFS bucket with Object Lock (COMPLIANCE).
+#   tests/e2e/worm.sh <name>
+# Environment: E2E_KAFKA, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh); E2E_VERIFIER_JAR (default
+# build/libs/krabka-worm-verify.jar) and E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify).
+#
+# 1. A broker with rsm.config.worm.enabled=true tiers two topics (plain, zstd); consumers read every
+#    record back from the archive.
+# 2. Retention (retention.ms=1 s) on one topic and deletion of the other: Kafka expires the segments,
+#    the plugin refuses the deletes with exactly one WARN per segment and no stack trace, and every
+#    segment file stays in the bucket. A third topic (transactions) is tiered afterwards: copying goes on.
+# 3. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report and
+#    tips; --expect-head with a recorded tip passes.
+# 4. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both.
+# 5. The server refuses to delete any archived object version.
+set -euo pipefail
+source "$(dirname "$0")/lib/e2e.sh"
+name="$1"
+
+e2e_setup_kafka
+e2e_select_plugin
+[[ $E2E_RSM == krabka ]] || { echo "worm.sh needs our plugin jar (E2E_RSM=krabka)" >&2; exit 2; }
+verifier_jar="${E2E_VERIFIER_JAR:-$E2E_ROOT/build/libs/krabka-worm-verify.jar}"
+verifier_bin="${E2E_VERIFIER_BIN:-$E2E_ROOT/target/debug/krabka-worm-verify}"
+for f in "$verifier_jar" "$verifier_bin"; do
+  [[ -f $f ]] || { echo "$f missing (gradle verifierJar; cargo build -p krabka-worm-verify)" >&2; exit 2; }
+done
+export E2E_WORK="$E2E_ROOT/build/e2e/runs/$name"
+rm -rf "$E2E_WORK"; mkdir -p "$E2E_WORK"
+trap e2e_cleanup EXIT
+export E2E_RF=1
+
+e2e_start_seaweedfs
+venv="$E2E_ROOT/build/venv-weed"
+[[ -x $venv/bin/aws ]] || "$venv/bin/pip" install -q 'awscli==1.46.3'
+aws=("$venv/bin/aws" --endpoint-url "$E2E_S3_ENDPOINT" --region us-east-1 --output json)
+export E2E_S3_WORM_BUCKET=archive E2E_S3_PREFIX="e2e-$name"
+"${aws[@]}" s3api create-bucket --bucket "$E2E_S3_WORM_BUCKET" --object-lock-enabled-for-bucket >/dev/null
+"${aws[@]}" s3api put-object-lock-configuration --bucket "$E2E_S3_WORM_BUCKET" --object-lock-configuration \
+  '{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Mode":"COMPLIANCE","Days":1}}}'
+e2e_log "Object Lock bucket $E2E_S3_WORM_BUCKET (COMPLIANCE, 1 day)"
+
+# The signing key (PKCS#8 PEM) and its public half as hex, the way an operator publishes it.
+export E2E_WORM_KEY="$E2E_WORK/worm-signing-key.pem" E2E_WORM_KEY_ID=e2e-archive-2026
+openssl genpkey -algorithm ed25519 -out "$E2E_WORM_KEY" 2>/dev/null
+public_key=$(openssl pkey -in "$E2E_WORM_KEY" -pubout -outform DER | tail -c 32 | od -An -tx1 | tr -d ' \n')
+[[ ${#public_key} == 64 ]] || { echo "could not derive the public key" >&2; exit 1; }
+
+node="$E2E_WORK/node1"
+node_config "$node" 1 broker,controller self \
+  "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
+  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" \
+  "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties"
+node_format "$node" "$(new_cluster_id)"
+node_start "$node"
+bootstrap=$(node_bootstrap "$node")
+log="$node/logs/server.log"
+e2e_log "scenario $name: Kafka $KAFKA_VERSION, WORM archive on SeaweedFS (log: ${log#"$E2E_ROOT/"})"
+tier=(--tier "s3://$E2E_S3_WORM_BUCKET/$E2E_S3_PREFIX" --s3-endpoint "$E2E_S3_ENDPOINT")
+
+e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" \
+  --topics e2e-plain:plain,e2e-zstd:zstd "${tier[@]}"
+
+# segments_in_tier TOPIC: the number of segment files of TOPIC in the archive.
+segments_in_tier() {
+  e2e_client tier-count --bootstrap "$bootstrap" --topics "$1:plain" "${tier[@]}" | awk '{ print $1; exit }'
+}
+
+# The refused-delete WARN lines of TOPIC in the broker log.
+refusals_of() {
+  grep -E '^\[[^]]*\] WARN .*write-once archive' "$log" | grep -F "$1-0" || true
+}
+
+# expect_one_warn_per_segment TOPIC SEGMENTS: waits (bounded) until the log holds SEGMENTS refusal
+# WARNs for TOPIC, then checks that they name SEGMENTS distinct segment ids.
+expect_one_warn_per_segment() {
+  local topic="$1" segments="$2" waited=0 lines ids
+  while (( $(refusals_of "$topic" | wc -l) < segments && waited < 120 )); do sleep 0.5; waited=$((waited + 1)); done
+  lines=$(refusals_of "$topic" | wc -l)
+  ids=$(refusals_of "$topic" | grep -oE 'segment [A-Za-z0-9_-]{22}' | sort -u | wc -l)
+  if (( lines != segments || ids != segments )); then
+    echo "expected one refusal WARN per archived segment of $topic ($segments), found $lines line(s) naming $ids segment(s):" >&2
+    refusals_of "$topic" | head -n 5 >&2
+    return 1
+  fi
+  e2e_log "$topic: $lines refused delete(s), one WARN per segment: $(refusals_of "$topic" | head -n 1 | cut -c 1-240)"
+}
+
+plain_segments=$(segments_in_tier e2e-plain)
+e2e_client retention-archived --bootstrap "$bootstrap" --topics e2e-plain:plain "${tier[@]}"
+expect_one_warn_per_segment e2e-plain "$plain_segments"
+
+zstd_segments=$(segments_in_tier e2e-zstd)
+e2e_client delete-topic-archived --bootstrap "$bootstrap" --topics e2e-zstd:zstd "${tier[@]}"
+expect_one_warn_per_segment e2e-zstd "$zstd_segments"
+
+e2e_log "copying goes on after the refusals"
+e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-txn:txn "${tier[@]}"
+node_check_log "$node" "$E2E_PLUGIN_FRAMES"
+node_stop "$node"
+node_check_log "$node" "$E2E_PLUGIN_FRAMES"
+
+# --- The verifier, as a binary and as a jar, over the bucket.
+source_args=(--s3-bucket "$E2E_S3_WORM_BUCKET" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style
+  --prefix "$E2E_S3_PREFIX" --key-id "$E2E_WORM_KEY_ID" --public-key "$public_key")
+verify_bin() { "$verifier_bin" "${source_args[@]}" "$@"; }
+verify_jar() { java -XX:TieredStopAtLevel=1 -jar "$verifier_jar" "${source_args[@]}" "$@"; }
+
+# expect_exit CODE FILE COMMAND...: runs COMMAND with stdout to FILE; fails unless it exits CODE.
+expect_exit() {
+  local want="$1" out="$2" rc=0; shift 2
+  "$@" >"$out" 2>"$out.err" || rc=$?
+  if (( rc != want )); then
+    echo "$* exited $rc, expected $want; stdout and stderr:" >&2
+    head -n 40 "$out" "$out.err" >&2
+    return 1
+  fi
+}
+
+expect_exit 0 "$E2E_WORK/verify-bin.json" verify_bin --json
+expect_exit 0 "$E2E_WORK/verify-jar.json" verify_jar --json
+cmp -s "$E2E_WORK/verify-bin.json" "$E2E_WORK/verify-jar.json" \
+  || { echo "binary and jar reports differ:" >&2; diff "$E2E_WORK/verify-bin.json" "$E2E_WORK/verify-jar.json" | head -n 40 >&2; exit 1; }
+tips=$(python3 - "$E2E_WORK/verify-bin.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["outcome"] == "verified", report["outcome"]
+parts = {p["topic"]: p for p in report["report"]["partitions"]}
+for topic in ("e2e-plain", "e2e-zstd", "e2e-txn"):
+    p = parts.get(topic)
+    assert p is not None and p["tip"] and p["manifests"] > 0, f"{topic}: no signed chain in the report"
+    print(f"{topic}-0: tip {p['tip']} after {p['manifests']} manifest(s)")
+PY
+)
+e2e_log "binary and jar: verified (exit 0), identical reports; tips:"
+printf '  %s\n' "${tips//$'\n'/$'\n'  }"
+
+# The human summary carries the tip to record; --expect-head with it passes, for both.
+expect_exit 0 "$E2E_WORK/summary.txt" verify_bin --topic e2e-plain --partition 0
+plain_tip=$(sed -n 's/^  tip: \([0-9a-f]\{64\}\)$/\1/p' "$E2E_WORK/summary.txt" | head -n 1)
+[[ -n $plain_tip ]] || { echo "no tip in the summary:" >&2; cat "$E2E_WORK/summary.txt" >&2; exit 1; }
+expect_exit 0 "$E2E_WORK/expect-bin.txt" verify_bin --topic e2e-plain --partition 0 --expect-head "$plain_tip"
+expect_exit 0 "$E2E_WORK/expect-jar.txt" verify_jar --topic e2e-plain --partition 0 --expect-head "$plain_tip"
+e2e_log "--expect-head $plain_tip: verified by both"
+
+# --- An overwrite: a new version of an archived segment with the same length.
+victim=$("${aws[@]}" s3api list-objects-v2 --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
+  --query 'Contents[].[Key,Size]' --output text | awk '$1 ~ /\/e2e-txn-[^/]*\/[0-9]{20}-[^/]*\.log$/ { print; exit }')
+read -r victim_key victim_size <<<"$victim"
+[[ -n ${victim_key:-} ]] || { echo "no segment of e2e-txn in the bucket" >&2; exit 1; }
+head -c "$victim_size" /dev/urandom >"$E2E_WORK/forged.log"
+"${aws[@]}" s3api put-object --bucket "$E2E_S3_WORM_BUCKET" --key "$victim_key" --body "$E2E_WORK/forged.log" >/dev/null
+e2e_log "overwrote $victim_key ($victim_size bytes) with a new version"
+expect_exit 1 "$E2E_WORK/deep-bin.json" verify_bin --deep --json
+expect_exit 1 "$E2E_WORK/deep-jar.json" verify_jar --deep --json
+cmp -s "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" \
+  || { echo "binary and jar deep reports differ" >&2; diff "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" | head -n 40 >&2; exit 1; }
+grep -qF "${victim_key##*/}" "$E2E_WORK/deep-bin.json" \
+  || { echo "the deep report does not name $victim_key" >&2; exit 1; }
+e2e_log "--deep: evidence of tampering (exit 1) from both, naming ${victim_key##*/}"
+
+# --- The server refuses to delete any archived version.
+"${aws[@]}" s3api list-object-versions --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
+  >"$E2E_WORK/versions-before.json"
+python3 - "$E2E_WORK/versions-before.json" "$E2E_WORK/delete-batches" <<'PY'
+import json, os, sys
+versions = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in json.load(open(sys.argv[1])).get("Versions", [])]
+assert versions, "no object versions listed"
+os.makedirs(sys.argv[2], exist_ok=True)
+for i in range(0, len(versions), 500):
+    with open(os.path.join(sys.argv[2], f"{i:06}.json"), "w") as out:
+        json.dump({"Objects": versions[i:i + 500], "Quiet": False}, out)
+print(len(versions))
+PY
+deleted=0
+for batch in "$E2E_WORK"/delete-batches/*.json; do
+  n=$("${aws[@]}" s3api delete-objects --bucket "$E2E_S3_WORM_BUCKET" --delete "file://$batch" \
+    --query 'length(Deleted || `[]`)' --output text)
+  deleted=$((deleted + n))
+done
+"${aws[@]}" s3api list-object-versions --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
+  >"$E2E_WORK/versions-after.json"
+python3 - "$E2E_WORK/versions-before.json" "$E2E_WORK/versions-after.json" "$deleted" <<'PY'
+import json, sys
+def versions(path):
+    return sorted((v["Key"], v["VersionId"]) for v in json.load(open(path)).get("Versions", []))
+before, after, deleted = versions(sys.argv[1]), versions(sys.argv[2]), int(sys.argv[3])
+assert deleted == 0, f"the server deleted {deleted} archived version(s)"
+assert before == after, f"versions changed: {len(before)} before, {len(after)} after"
+print(f"  the server refused to delete all {len(before)} archived object version(s)")
+PY
+e2e_log "scenario $name passed"
