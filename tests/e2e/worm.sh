@@ -68,7 +68,7 @@ segments_in_tier() {
 
 # The refused-delete WARN lines of TOPIC in the broker log.
 refusals_of() {
-  grep -E '^\[[^]]*\] WARN .*write-once archive' "$log" | grep -F "$1-0" || true
+  grep -E '^\[[^]]*\] WARN .*WORM archive retains segment' "$log" | grep -F "$1-0" || true
 }
 
 # expect_one_warn_per_segment TOPIC SEGMENTS: waits (bounded) until the log holds SEGMENTS refusal
@@ -77,7 +77,7 @@ expect_one_warn_per_segment() {
   local topic="$1" segments="$2" waited=0 lines ids
   while (( $(refusals_of "$topic" | wc -l) < segments && waited < 120 )); do sleep 0.5; waited=$((waited + 1)); done
   lines=$(refusals_of "$topic" | wc -l)
-  ids=$(refusals_of "$topic" | grep -oE 'segment [A-Za-z0-9_-]{22}' | sort -u | wc -l)
+  ids=$(refusals_of "$topic" | grep -oE "retains segment [A-Za-z0-9_-]{22}" | sort -u | wc -l)
   if (( lines != segments || ids != segments )); then
     echo "expected one refusal WARN per archived segment of $topic ($segments), found $lines line(s) naming $ids segment(s):" >&2
     refusals_of "$topic" | head -n 5 >&2
