@@ -145,7 +145,7 @@ e2e_log "--expect-head $plain_tip: verified by both"
 
 # --- An overwrite: a new version of an archived segment with the same length.
 victim=$("${aws[@]}" s3api list-objects-v2 --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
-  --query 'Contents[].[Key,Size]' --output text | awk '$1 ~ /\/e2e-txn-[^/]*\/[0-9]{20}-[^/]*\.log$/ { print; exit }')
+  --query 'Contents[].[Key,Size]' --output text | awk '$1 ~ /\/e2e-txn-[^/]*\/[0-9]+-[^/]*\.log$/ { print; exit }')
 read -r victim_key victim_size <<<"$victim"
 [[ -n ${victim_key:-} ]] || { echo "no segment of e2e-txn in the bucket" >&2; exit 1; }
 head -c "$victim_size" /dev/urandom >"$E2E_WORK/forged.log"
