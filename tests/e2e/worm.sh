@@ -4,6 +4,7 @@
 # Environment: E2E_KAFKA, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh); E2E_VERIFIER_JAR (default
 # build/libs/krabka-worm-verify.jar) and E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify).
 #
+# 0. On a bucket without Object Lock, a broker with rsm.config.worm.enabled=true refuses to start.
 # 1. A broker with rsm.config.worm.enabled=true tiers two topics (plain, zstd); consumers read every
 #    record back from the archive.
 # 2. Retention (retention.ms=1 s) on one topic and deletion of the other: Kafka expires the segments,
@@ -45,6 +46,21 @@ export E2E_WORM_KEY="$E2E_WORK/worm-signing-key.pem" E2E_WORM_KEY_ID=e2e-archive
 openssl genpkey -algorithm ed25519 -out "$E2E_WORM_KEY" 2>/dev/null
 public_key=$(openssl pkey -in "$E2E_WORM_KEY" -pubout -outform DER | tail -c 32 | od -An -tx1 | tr -d ' \n')
 [[ ${#public_key} == 64 ]] || { echo "could not derive the public key" >&2; exit 1; }
+
+# A bucket without Object Lock: the broker must refuse to start, saying why.
+refused="$E2E_WORK/refused"
+E2E_S3_WORM_BUCKET=$E2E_S3_BUCKET node_config "$refused" 1 broker,controller self \
+  "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
+  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" \
+  "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties"
+node_format "$refused" "$(new_cluster_id)"
+if E2E_START_TIMEOUT=90 node_start "$refused" 2>/dev/null; then
+  echo "a broker started in WORM mode on the unlocked bucket $E2E_S3_BUCKET" >&2; exit 1
+fi
+node_stop "$refused"
+reason=$(grep -h -m 1 -o 'write-once archive cannot start: .*' "$refused"/logs/*.log | cut -c 1-200 || true)
+[[ -n $reason ]] || { echo "the refused broker's log does not say why:" >&2; tail -n 20 "$refused/logs/server.log" >&2; exit 1; }
+e2e_log "unlocked bucket $E2E_S3_BUCKET: the broker refused to start: $reason"
 
 node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
@@ -155,9 +171,15 @@ expect_exit 1 "$E2E_WORK/deep-bin.json" verify_bin --deep --json
 expect_exit 1 "$E2E_WORK/deep-jar.json" verify_jar --deep --json
 cmp -s "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" \
   || { echo "binary and jar deep reports differ" >&2; diff "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" | head -n 40 >&2; exit 1; }
-grep -qF "${victim_key##*/}" "$E2E_WORK/deep-bin.json" \
-  || { echo "the deep report does not name $victim_key" >&2; exit 1; }
-e2e_log "--deep: evidence of tampering (exit 1) from both, naming ${victim_key##*/}"
+python3 - "$E2E_WORK/deep-bin.json" "$victim_key" <<'PY'
+import json, sys
+report, key = json.load(open(sys.argv[1])), sys.argv[2]
+assert report["outcome"] == "tampered", report["outcome"]
+found = [f for p in report["report"]["partitions"] for f in p["findings"] if f.get("key") == key]
+assert any(f["kind"] == "hash_mismatch" and f.get("original_survives") for f in found), \
+    f"no hash mismatch with the original beneath for {key}: {found}"
+PY
+e2e_log "--deep: evidence of tampering (exit 1) from both: hash mismatch of ${victim_key##*/}, original version beneath"
 
 # --- The server refuses to delete any archived version.
 "${aws[@]}" s3api list-object-versions --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
@@ -170,7 +192,6 @@ os.makedirs(sys.argv[2], exist_ok=True)
 for i in range(0, len(versions), 500):
     with open(os.path.join(sys.argv[2], f"{i:06}.json"), "w") as out:
         json.dump({"Objects": versions[i:i + 500], "Quiet": False}, out)
-print(len(versions))
 PY
 deleted=0
 for batch in "$E2E_WORK"/delete-batches/*.json; do
