@@ -1,4 +1,6 @@
-# Shared by scripts/test.d/50-object-store.sh and scripts/bench-s3.sh (source it, do not run it).
+# shellcheck shell=bash
+# Shared by scripts/test.d/50-object-store.sh, 55-worm.sh, scripts/bench-s3.sh and bench-worm.sh
+# (source it, do not run it).
 # Installs the local object-store servers idempotently and starts/stops them on loopback.
 #
 #   KRABKA_TOOLS   where tools are installed (default ~/.cache/krabka-test)
@@ -62,6 +64,22 @@ wait_http() { # URL NAME
   return 1
 }
 
+# weed mini creates its -bucket a few seconds after /healthz answers; until then the bucket
+# is missing (a DeleteObjects is NoSuchBucket). HEAD it, signed, until it answers 200.
+wait_s3_bucket() { # ENDPOINT BUCKET
+  local endpoint=$1 bucket=$2
+  for _ in $(seq 1 150); do
+    if curl -sf -o /dev/null --max-time 1 --aws-sigv4 "aws:amz:us-east-1:s3" --user test:testtesttest \
+      -I "$endpoint/$bucket"; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "bucket $bucket did not appear at $endpoint; the SeaweedFS log:" >&2
+  tail -n 40 "$SERVER_DIR/seaweedfs.log" >&2 || true
+  return 1
+}
+
 # start_servers [seaweedfs] [s3s] [gcs] [fake-gcs]  (all four when none is named)
 start_servers() {
   local wanted=("$@")
@@ -84,6 +102,7 @@ start_servers() {
         SERVER_PIDS+=($!)
         WEED_PORTS+=("$s3" "$master" "$volume" "$filer")
         wait_http "http://127.0.0.1:$s3/healthz" seaweedfs
+        wait_s3_bucket "http://127.0.0.1:$s3" test
         export KRABKA_S3_ENDPOINT=http://127.0.0.1:$s3 KRABKA_S3_BUCKET=test KRABKA_S3_ACCESS_KEY=test \
           KRABKA_S3_SECRET_KEY=testtesttest KRABKA_S3_REGION=us-east-1
         ;;

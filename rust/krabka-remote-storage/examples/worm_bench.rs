@@ -1,28 +1,59 @@
 //! Cost of the WORM archive mode over a plain copy, and deep-verify
-//! throughput, on a local directory store.
+//! throughput, on a local directory store or an S3 server.
 //!
 //! ```text
-//! cargo run --release -p krabka-remote-storage --example worm_bench -- <size MiB> <work dir>
+//! worm_bench <size MiB> <work dir>
+//! worm_bench s3 plain|worm|verify <size MiB> <work dir> \
+//!     --endpoint URL --bucket B --access-key K --secret-key S [--prefix P] [--region R]
 //! ```
 //!
-//! Both copies are single PUTs (the multipart threshold is set above the
-//! size, because a local directory returns no version ids for multipart
-//! objects), so the difference is the WORM work: SHA-256 in the upload
-//! pass, create-only writes, the signed manifest, its seal and the chain
-//! tip.
+//! Both modes copy the same segment: a log of pseudo-random bytes
+//! (generated once into `<work dir>/segment.log` and reused while its size
+//! matches) with 4 KiB offset, time and producer-snapshot indexes.
+//!
+//! **Local directory** (one process, three steps): both copies are single
+//! PUTs (the multipart threshold is set above the size, because a local
+//! directory returns no version ids for multipart objects), so the
+//! difference is the WORM work: SHA-256 in the upload pass, create-only
+//! writes, the signed manifest, its seal and the chain tip. Then the WORM
+//! copy is deep-verified.
+//!
+//! **S3** (one step per process, so `scripts/bench-worm.sh` can alternate
+//! rounds): `plain` copies through [`S3RemoteStorage`] to `--bucket`,
+//! `worm` through [`S3RemoteStorage::with_worm`] (the bucket must prove
+//! Object Lock COMPLIANCE; the proof is not timed), `verify` deep-verifies
+//! everything under `--prefix` in `--bucket` as `krabka-worm-verify --deep`
+//! does ([`verify_archive_config`]: re-hash every object, then the version
+//! and retention checks) and fails unless the outcome is verified. The tier
+//! keeps its default multipart tuning; every copy is a new partition and
+//! segment id. Each step prints one JSON line with its time.
+
+mod support;
 
 use {
-    bytes::Bytes,
-    krabka_ids::LeaderEpoch,
-    krabka_object_store::ObjectStoreConfig,
+    krabka_object_store::{ObjectStoreConfig, S3Config},
     krabka_remote_storage::{
-        LogSegmentData, ManifestSigner, RemoteLogSegmentDetails, RemoteLogSegmentId,
-        RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageManager, S3RemoteStorage,
-        TopicIdPartition, TrustedManifestKeys, VerifyDepth, VerifyRequest, verify_archive_config,
+        LogSegmentData, RemoteStorageManager, S3RemoteStorage, TopicIdPartition,
+        TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, WormConfig,
+        verify_archive_config,
     },
-    std::{collections::BTreeMap, io::Write, path::PathBuf, process::ExitCode, time::Instant},
+    std::{
+        io::Write,
+        path::{Path, PathBuf},
+        process::ExitCode,
+        time::Instant,
+    },
+    support::{S3_USAGE, s3_config, segment_data, segment_metadata},
     uuid::Uuid,
 };
+
+/// The signing key of the archive (the test key of the WORM fixtures).
+const KEY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/worm/test-key-1.pem"
+);
+const KEY_ID: &str = "test-key-1";
+const MIB: f64 = 1024.0 * 1024.0;
 
 fn main() -> ExitCode {
     match run() {
@@ -36,80 +67,149 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [size, dir] = args.as_slice() else {
-        return Err("usage: worm_bench <size MiB> <work dir>".into());
-    };
-    let size: u64 = size.parse::<u64>()? * 1024 * 1024;
+    match args.as_slice() {
+        [s3, step, size, dir, rest @ ..] if s3 == "s3" => {
+            let config = s3_config(rest)?;
+            if !["plain", "worm", "verify"].contains(&step.as_str()) {
+                return Err(format!("unknown step {step}").into());
+            }
+            let (size, data) = segment(size, dir)?;
+            s3_step(step, size, &data, config)
+        }
+        [size, dir] => {
+            let (size, data) = segment(size, dir)?;
+            local(size, &data, Path::new(dir))
+        }
+        _ => Err(format!(
+            "usage: worm_bench <size MiB> <work dir>\n       worm_bench s3 plain|worm|verify <size MiB> <work dir> {S3_USAGE}"
+        )
+        .into()),
+    }
+}
+
+/// The segment of `size` MiB in `dir`: its log is written unless a file of
+/// that size is there already.
+fn segment(size: &str, dir: &str) -> Result<(u64, LogSegmentData), Box<dyn std::error::Error>> {
+    let size = size.parse::<u64>()? * 1024 * 1024;
     let dir = PathBuf::from(dir);
     std::fs::create_dir_all(&dir)?;
     let log = dir.join("segment.log");
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&log)?);
-    let block: Vec<u8> = (0..1024 * 1024u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-        .collect();
+    if std::fs::metadata(&log).map(|m| m.len()).ok() != Some(size) {
+        write_random(&log, size)?;
+    }
+    Ok((size, segment_data(log, &dir)?))
+}
+
+/// `size` bytes from xorshift64*: incompressible, so no server can store
+/// them for less than they are.
+fn write_random(path: &Path, size: u64) -> Result<(), Box<dyn std::error::Error>> {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut block = vec![0u8; 1024 * 1024];
     let mut written = 0;
     while written < size {
+        for word in block.chunks_exact_mut(8) {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            word.copy_from_slice(&state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes());
+        }
         let n = (size - written).min(block.len() as u64);
         file.write_all(&block[..usize::try_from(n)?])?;
         written += n;
     }
-    file.flush()?;
-    drop(file);
-    let small = |name: &str| -> std::io::Result<PathBuf> {
-        let path = dir.join(name);
-        std::fs::write(&path, vec![1u8; 4096])?;
-        Ok(path)
+    Ok(file.flush()?)
+}
+
+fn bench_partition() -> TopicIdPartition {
+    TopicIdPartition::new(Uuid::new_v4(), "bench", 0)
+}
+
+fn deep_request(prefix: Option<String>) -> Result<VerifyRequest, Box<dyn std::error::Error>> {
+    let public = WormConfig::new(KEY, KEY_ID).signer()?.public_key();
+    let mut request = VerifyRequest::new(prefix, TrustedManifestKeys::single(KEY_ID, &public)?);
+    request.depth = VerifyDepth::Deep;
+    Ok(request)
+}
+
+/// Times [`verify_archive_config`]; returns the seconds, the bytes hashed
+/// and the objects checked, or an error unless the archive is verified.
+fn timed_verify(
+    config: &ObjectStoreConfig,
+    request: &VerifyRequest,
+) -> Result<(f64, u64, usize), Box<dyn std::error::Error>> {
+    let started = Instant::now();
+    let report = verify_archive_config(config, request)?;
+    let seconds = started.elapsed().as_secs_f64();
+    if report.outcome() != VerifyOutcome::Verified {
+        return Err(format!("the archive did not verify: {}", report.summary()).into());
+    }
+    let hashed = report.partitions.iter().map(|p| p.bytes_hashed).sum();
+    let objects = report.partitions.iter().map(|p| p.objects).sum();
+    Ok((seconds, hashed, objects))
+}
+
+/// One step against S3, printed as a JSON line.
+fn s3_step(
+    step: &str,
+    size: u64,
+    data: &LogSegmentData,
+    config: S3Config,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let tier = match step {
+        "plain" => S3RemoteStorage::from_s3_config(&config)?,
+        "worm" => {
+            S3RemoteStorage::from_s3_config(&config)?.with_worm(WormConfig::new(KEY, KEY_ID))?
+        }
+        "verify" => {
+            let request = deep_request(config.prefix.clone())?;
+            let (seconds, hashed, objects) =
+                timed_verify(&ObjectStoreConfig::S3(config), &request)?;
+            println!(
+                "{{\"step\":\"verify\",\"bytes\":{hashed},\"objects\":{objects},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1}}}",
+                hashed as f64 / 1e6 / seconds
+            );
+            return Ok(());
+        }
+        other => return Err(format!("unknown step {other}").into()),
     };
-    let data = LogSegmentData {
-        log_segment: log,
-        offset_index: small("segment.index")?,
-        time_index: small("segment.timeindex")?,
-        transaction_index: None,
-        producer_snapshot_index: None,
-        leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
-    };
-    let tp = TopicIdPartition::new(Uuid::new_v4(), "bench", 0);
-    let metadata = RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(tp, Uuid::new_v4()),
-        0,
-        999,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            i32::try_from(size).unwrap_or(i32::MAX),
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), 0)]),
-        ),
-    )?;
+    let metadata = segment_metadata(bench_partition(), Uuid::new_v4(), size)?;
+    let started = Instant::now();
+    tier.copy_log_segment_data(&metadata, data)?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{{\"step\":\"{step}\",\"bytes\":{size},\"seconds\":{seconds:.3},\"mib_per_s\":{:.1}}}",
+        size as f64 / MIB / seconds
+    );
+    Ok(())
+}
+
+/// Plain copy, WORM copy and deep verify on local directory stores under
+/// `dir`.
+fn local(size: u64, data: &LogSegmentData, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let metadata = segment_metadata(bench_partition(), Uuid::new_v4(), size)?;
     let tier = |name: &str| {
         S3RemoteStorage::from_config(&ObjectStoreConfig::Local {
             root: dir.join(name),
         })
         .map(|t| t.with_multipart_tuning(size * 2 + 1, 16 * 1024 * 1024))
     };
-    let signer = ManifestSigner::from_secret_bytes(&[1; 32], "bench")?;
-    let public = signer.public_key();
+    let signer = WormConfig::new(KEY, KEY_ID).signer()?;
     let plain = tier("plain")?;
     let worm = tier("worm")?.with_worm_unchecked(signer, false, "bench".to_owned());
-    let mib = size as f64 / (1024.0 * 1024.0);
+    let mib = size as f64 / MIB;
     let started = Instant::now();
-    plain.copy_log_segment_data(&metadata, &data)?;
+    plain.copy_log_segment_data(&metadata, data)?;
     let plain_s = started.elapsed().as_secs_f64();
     let started = Instant::now();
-    worm.copy_log_segment_data(&metadata, &data)?;
+    worm.copy_log_segment_data(&metadata, data)?;
     let worm_s = started.elapsed().as_secs_f64();
-    let mut request = VerifyRequest::new(None, TrustedManifestKeys::single("bench", &public)?);
-    request.depth = VerifyDepth::Deep;
-    let started = Instant::now();
-    let report = verify_archive_config(
+    let (verify_s, hashed, _) = timed_verify(
         &ObjectStoreConfig::Local {
             root: dir.join("worm"),
         },
-        &request,
+        &deep_request(None)?,
     )?;
-    let verify_s = started.elapsed().as_secs_f64();
-    let hashed: u64 = report.partitions.iter().map(|p| p.bytes_hashed).sum();
     println!("segment: {mib:.0} MiB");
     println!("plain copy: {plain_s:.2} s ({:.0} MiB/s)", mib / plain_s);
     println!(
@@ -118,9 +218,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         (worm_s / plain_s - 1.0) * 100.0
     );
     println!(
-        "deep verify: {verify_s:.2} s, {:.0} MB/s ({:?})",
-        hashed as f64 / 1e6 / verify_s,
-        report.outcome()
+        "deep verify: {verify_s:.2} s, {:.0} MB/s",
+        hashed as f64 / 1e6 / verify_s
     );
     Ok(())
 }

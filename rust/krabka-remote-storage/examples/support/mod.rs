@@ -1,0 +1,88 @@
+//! What the benchmark examples (`s3_bench`, `worm_bench`) share: an S3
+//! configuration from command-line options, a segment's metadata, and the
+//! index files that go up with a log.
+
+use {
+    bytes::Bytes,
+    krabka_ids::LeaderEpoch,
+    krabka_object_store::{S3Config, S3Credentials, Secret},
+    krabka_remote_storage::{
+        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteLogSegmentState, RemoteStorageError, TopicIdPartition,
+    },
+    std::{
+        collections::BTreeMap,
+        path::{Path, PathBuf},
+    },
+    uuid::Uuid,
+};
+
+/// The S3 options both examples take.
+pub const S3_USAGE: &str =
+    "--endpoint URL --bucket B --access-key K --secret-key S [--prefix P] [--region R]";
+
+/// An S3 configuration (path style, plain HTTP allowed, default multipart
+/// tuning) from `--endpoint`, `--bucket`, `--access-key`, `--secret-key`
+/// and the optional `--prefix` and `--region` among `args`.
+pub fn s3_config(args: &[String]) -> Result<S3Config, String> {
+    let option = |name: &str| -> Option<String> {
+        args.iter()
+            .position(|arg| arg == name)
+            .and_then(|at| args.get(at + 1))
+            .cloned()
+    };
+    let required = |name: &str| option(name).ok_or_else(|| format!("{name} is required"));
+    let region = option("--region").unwrap_or_else(|| "us-east-1".to_owned());
+    let mut config = S3Config::new(required("--bucket")?, region);
+    config.endpoint = Some(required("--endpoint")?);
+    config.allow_http = true;
+    config.path_style = true;
+    config.prefix = option("--prefix");
+    config.credentials = S3Credentials::Static {
+        access_key_id: required("--access-key")?,
+        secret_access_key: Secret::new(required("--secret-key")?),
+        session_token: None,
+    };
+    Ok(config)
+}
+
+/// The metadata of segment `id` of `partition`: offsets 0–999, leader
+/// epoch 0, `size` bytes.
+pub fn segment_metadata(
+    partition: TopicIdPartition,
+    id: Uuid,
+    size: u64,
+) -> Result<RemoteLogSegmentMetadata, RemoteStorageError> {
+    RemoteLogSegmentMetadata::new(
+        RemoteLogSegmentId::new(partition, id),
+        0,
+        999,
+        0,
+        1,
+        0,
+        RemoteLogSegmentDetails::new(
+            i32::try_from(size).unwrap_or(i32::MAX),
+            RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(LeaderEpoch(0), 0)]),
+        ),
+    )
+}
+
+/// The files of a segment whose log is `log`: offset, time and producer
+/// snapshot indexes of 4 KiB each written into `dir`, no transaction index,
+/// a one-entry leader-epoch checkpoint.
+pub fn segment_data(log: PathBuf, dir: &Path) -> std::io::Result<LogSegmentData> {
+    let index = |name: &str| -> std::io::Result<PathBuf> {
+        let path = dir.join(name);
+        std::fs::write(&path, vec![1u8; 4096])?;
+        Ok(path)
+    };
+    Ok(LogSegmentData {
+        log_segment: log,
+        offset_index: index("segment.index")?,
+        time_index: index("segment.timeindex")?,
+        transaction_index: None,
+        producer_snapshot_index: Some(index("segment.snapshot")?),
+        leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
+    })
+}
