@@ -8,13 +8,21 @@
 //! secrets live in [`Secret`], whose `Debug` output never shows them.
 //! [`build_object_store`] turns a configuration into an `object_store` handle
 //! with the configured credentials, addressing, retries and timeouts.
+//!
+//! On top of the configuration sits the store layer ([`store`]): the runtime,
+//! streaming uploads, ranged readers, deletes and error classes every remote
+//! tier uses, and the bucket probes ([`prove_write_once`],
+//! [`S3VersionReader`]) that check what a bucket guarantees. It knows neither
+//! Kafka's SPI nor the archive format.
 
 #![forbid(unsafe_code)]
 
+mod bucket;
 mod build;
 mod config;
 mod error;
 mod secret;
+pub mod store;
 
 pub use {
     build::{ObjectStoreBuildError, build_object_store},
@@ -23,8 +31,12 @@ pub use {
         DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
         ObjectStoreConfig, S3Config, S3Credentials,
     },
+    bucket::{
+        CREATE_ONLY_PROBE_DIR, S3VersionReader, VersionEntry, VersionRetention, prove_write_once,
+    },
     error::ObjectStoreConfigError,
     secret::Secret,
+    store::{StoreError, StoreErrorClass},
 };
 
 /// The `object_store` crate this crate builds on, re-exported so users name

@@ -10,7 +10,7 @@
 //! names) and [`remove_stale_staging`] cleans it up.
 
 use {
-    crate::{RemoteStorageError, Result},
+    krabka_kafka::{CancellationToken, RemoteStorageError, Result},
     std::{
         ffi::OsStr,
         fs::{self, File, OpenOptions},
@@ -90,33 +90,65 @@ pub(crate) fn stage_reader(
     Ok(staged)
 }
 
+/// Bytes copied between two checks of the cancellation token.
+const CANCEL_CHECK_BYTES: u64 = 8 * 1024 * 1024;
+
 /// Streams the file at `source` into a new staging file beside `target` and
 /// fsyncs it. The copy is chunked by the kernel or by [`io::copy`]: the file
-/// is never read into memory whole.
+/// is never read into memory whole. `cancel` is checked every
+/// [`CANCEL_CHECK_BYTES`]; a cancelled copy removes its staging file.
 ///
 /// # Errors
 /// As [`stage_reader`]; a missing source is an [`RemoteStorageError::Io`]
-/// with kind [`io::ErrorKind::NotFound`] naming the source.
-pub(crate) fn stage_file(target: &Path, source: &Path) -> Result<StagedFile> {
+/// with kind [`io::ErrorKind::NotFound`] naming the source;
+/// [`RemoteStorageError::Cancelled`] after a cancel.
+pub(crate) fn stage_file(
+    target: &Path,
+    source: &Path,
+    cancel: &CancellationToken,
+) -> Result<StagedFile> {
     let mut input =
         File::open(source).map_err(|err| RemoteStorageError::io("open", source, err))?;
     let (mut file, mut staged) = create_staging(target)?;
-    // `File` to `File` lets the standard library use `copy_file_range`.
-    let len = io::copy(&mut input, &mut file).map_err(|err| {
-        // The read side and the write side share one error; name the source,
-        // which is the side that fails in practice (a vanished broker file).
-        RemoteStorageError::io("copy", source, err)
-    })?;
+    let mut len: u64 = 0;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(RemoteStorageError::Cancelled(format!(
+                "copy of {} to {}",
+                source.display(),
+                target.display()
+            )));
+        }
+        // `Take<&mut File>` to `File` still lets the standard library use
+        // `copy_file_range`.
+        let copied = io::copy(&mut (&mut input).take(CANCEL_CHECK_BYTES), &mut file).map_err(
+            |err| {
+                // The read side and the write side share one error; name the
+                // source, the side that fails in practice (a vanished broker
+                // file).
+                RemoteStorageError::io("copy", source, err)
+            },
+        )?;
+        len = len.saturating_add(copied);
+        if copied < CANCEL_CHECK_BYTES {
+            break;
+        }
+    }
     finish(file, &mut staged, len)?;
     Ok(staged)
 }
 
-/// Publishes the content of the file at `source` under `target`.
+/// Publishes the content of the file at `source` under `target`, unless
+/// `cancel` fires first.
 ///
 /// # Errors
 /// As [`stage_file`] and [`StagedFile::commit`].
-pub(crate) fn publish_file(target: &Path, source: &Path) -> Result<u64> {
-    let staged = stage_file(target, source)?;
+pub(crate) fn publish_file(
+    target: &Path,
+    source: &Path,
+    cancel: &CancellationToken,
+) -> Result<u64> {
+    let staged = stage_file(target, source, cancel)?;
     let len = staged.len();
     staged.commit()?;
     Ok(len)
@@ -321,7 +353,7 @@ mod tests {
         let target = dir.path().join("sub").join("a.log");
         fs::create_dir(dir.path().join("sub")).unwrap();
         fs::write(&target, b"old content").unwrap();
-        assert_eq!(publish_file(&target, &source).unwrap(), 200_000);
+        assert_eq!(publish_file(&target, &source, &CancellationToken::new()).unwrap(), 200_000);
         assert_eq!(fs::read(&target).unwrap(), vec![7_u8; 200_000]);
         assert_eq!(names_in(&dir.path().join("sub")), ["a.log"]);
     }
@@ -339,7 +371,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("a.log");
         fs::write(&target, b"old").unwrap();
-        let err = publish_file(&target, &dir.path().join("absent")).unwrap_err();
+        let err = publish_file(&target, &dir.path().join("absent"), &CancellationToken::new()).unwrap_err();
         assert!(
             matches!(&err, RemoteStorageError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound),
             "{err:?}"

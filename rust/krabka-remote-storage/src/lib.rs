@@ -91,66 +91,68 @@
 
 #![forbid(unsafe_code)]
 
+mod archive;
 mod cache;
-mod codec;
-pub mod diskless;
 pub mod dump;
-mod error;
 mod fs_publish;
-mod gcs;
-pub mod index;
 mod index_cache;
 mod inmemory;
 mod local;
-mod metadata;
-mod metadata_manager;
-mod s3;
-mod storage_manager;
-mod worm;
+mod object_reads;
+mod object_tier;
+mod seed_entry_points;
+mod segment_keys;
+mod store_bridge;
+#[cfg(test)]
+mod test_store;
 
+/// Codecs of the diskless mode: WAL objects, WAL index records, captures
+/// (the `krabka-diskless` crate).
+pub use krabka_diskless as diskless;
+/// Decoders of Kafka's index and log formats (from `krabka-kafka`).
+pub use krabka_kafka::index;
+/// The store layer every object-store tier is built on (from
+/// `krabka-object-store`).
+pub use krabka_object_store::store;
 pub use {
+    archive::{SealedManifest, WormArchiver, WormConfig, WormRemoteStorage, derive_tip},
     dump::{PartitionDump, RlmmCacheDump},
-    error::{ErrorClass, RemoteStorageError, Result, corrupt_log},
-    index::{
-        AbortedTxnIndexEntry, BytePosition, LogOffset, OffsetIndexEntry, RelativeOffset,
-        TimeIndexEntry, TimestampMs, end_position_for, first_batch_at_or_after,
-        first_record_at_or_after_timestamp, parse_offset_index, parse_time_index, parse_txn_index,
-        position_for_relative_offset, relative_offset_floor_for_timestamp, txn_overlaps,
-    },
     index_cache::{
         DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
         REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
     },
     inmemory::InmemoryRemoteLogMetadataManager,
+    krabka_kafka::{
+        AbortedTxnIndexEntry, BytePosition, CancellationToken, CustomMetadata, DeleteOutcome,
+        ErrorClass, IndexType, LOG_FILE_SUFFIX, LogOffset, LogSegmentData, OffsetIndexEntry,
+        PartitionDirName, RelativeOffset, RemoteLogMetadataManager, RemoteLogSegmentDetails,
+        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
+        RemoteLogSegmentState, RemotePartitionDeleteMetadata, RemotePartitionDeleteState,
+        RemoteStorageError, RemoteStorageManager, Result, SegmentFileName, SegmentReader,
+        TimeIndexEntry, TimestampMs, TopicIdPartition, corrupt_log, decode_kafka_uuid,
+        end_position_for, first_batch_at_or_after, first_record_at_or_after_timestamp, kafka_uuid,
+        parse_offset_index, parse_partition_dir_name, parse_segment_file_name, parse_time_index,
+        parse_txn_index, partition_dir_name, position_for_relative_offset,
+        relative_offset_floor_for_timestamp, segment_file_name, txn_overlaps,
+    },
     krabka_object_store::{
         DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
         S3Config,
     },
-    local::LocalTieredStorage,
-    metadata::{
-        CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
-        RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState, RemotePartitionDeleteMetadata,
-        RemotePartitionDeleteState, TopicIdPartition,
-    },
-    metadata_manager::RemoteLogMetadataManager,
-    s3::{CancellationToken, S3RemoteStorage},
-    storage_manager::{
-        IndexType, LOG_FILE_SUFFIX, LogSegmentData, PartitionDirName, RemoteStorageManager,
-        SegmentFileName, SegmentReader, decode_kafka_uuid, kafka_uuid, parse_partition_dir_name,
-        parse_segment_file_name, partition_dir_name, segment_file_name,
-    },
-    worm::{
+    krabka_worm::{
         ArchiveVerifyReport, AuthenticatedArchive, CHAIN_DIR, ChainHead, ChainStamp, ChainWalk,
         DeepProgress, EpochId, EpochSpan, HexBytes, MANIFEST_BODY_DOMAIN, MANIFEST_DOMAIN,
         MANIFEST_FORMAT_VERSION, MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, ManifestBody, ManifestSeq,
         ManifestSignature, ManifestSigner, NoProgress, ObjectEntry, ObjectProtectionReport,
-        OffsetGap, PartitionVerifyReport, SEAL_SUFFIX, SealedManifest, SegmentIdentity,
+        OffsetGap, PartitionVerifyReport, SEAL_SUFFIX, SegmentIdentity,
         SegmentManifest, Severity, Sha256Digest, TrustedManifestKeys, VerifiedManifest,
-        VerifyBreak, VerifyDepth, VerifyObserver, VerifyOutcome, VerifyRequest,
-        WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WormArchiver, WormChainRecord, WormConfig,
-        WormError, authenticate_archive, canonical_manifest_bytes, derive_tip, genesis_epoch,
-        manifest_head, manifest_signing_bytes, next_chain_stamp, parse_seal_name, seal_key,
-        verify_archive, verify_archive_config, verify_archive_config_observed,
-        verify_archive_observed, verify_manifest_bytes, verify_manifest_signature, worm_error,
+        VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
+        WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WormChainRecord, WormError,
+        authenticate_archive, canonical_manifest_bytes, genesis_epoch, manifest_head,
+        manifest_signing_bytes, next_chain_stamp, parse_seal_name, seal_key, verify_archive,
+        verify_archive_config, verify_archive_config_observed, verify_archive_observed,
+        verify_manifest_bytes, verify_manifest_signature,
     },
+    local::LocalTieredStorage,
+    object_tier::S3RemoteStorage,
 };

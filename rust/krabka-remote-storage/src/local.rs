@@ -2,10 +2,11 @@
 //! byte-compatible with Apache Kafka's own `LocalTieredStorage`.
 
 use {
-    crate::{
-        CustomMetadata, IndexType, LOG_FILE_SUFFIX, LogSegmentData, RemoteLogSegmentMetadata,
-        RemoteStorageError, RemoteStorageManager, Result, SegmentReader, fs_publish, kafka_uuid,
-        partition_dir_name, segment_file_name,
+    crate::fs_publish,
+    krabka_kafka::{
+        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LOG_FILE_SUFFIX,
+        LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager,
+        Result, SegmentReader, kafka_uuid, partition_dir_name, segment_file_name,
     },
     std::{
         fs::{self, File},
@@ -158,7 +159,11 @@ impl LocalTieredStorage {
         })
     }
 
-    fn copy_files(layout: &SegmentLayout, segment: &LogSegmentData) -> Result<()> {
+    fn copy_files(
+        layout: &SegmentLayout,
+        segment: &LogSegmentData,
+        cancel: &CancellationToken,
+    ) -> Result<()> {
         let log = layout.path(LOG_FILE_SUFFIX);
         // A re-copy hides the old segment first, so no reader pairs the old
         // log with new indexes for longer than one index fetch.
@@ -179,7 +184,7 @@ impl LocalTieredStorage {
             };
             match source {
                 Some(source) => {
-                    fs_publish::publish_file(&target, source)?;
+                    fs_publish::publish_file(&target, source, cancel)?;
                 }
                 // An optional index absent from this copy must not survive
                 // from an earlier copy of the same segment.
@@ -188,7 +193,7 @@ impl LocalTieredStorage {
                 }
             }
         }
-        let bytes = fs_publish::publish_file(&log, &segment.log_segment)?;
+        let bytes = fs_publish::publish_file(&log, &segment.log_segment, cancel)?;
         tracing::debug!(bytes, path = %log.display(), "segment published");
         Ok(())
     }
@@ -240,13 +245,14 @@ impl RemoteStorageManager for LocalTieredStorage {
             start_offset = metadata.start_offset(),
         )
     )]
-    fn copy_log_segment_data(
+    fn copy_log_segment_data_cancellable(
         &self,
         metadata: &RemoteLogSegmentMetadata,
         segment: &LogSegmentData,
+        cancel: &CancellationToken,
     ) -> Result<Option<CustomMetadata>> {
         let layout = self.layout(metadata)?;
-        if let Err(err) = Self::copy_files(&layout, segment) {
+        if let Err(err) = Self::copy_files(&layout, segment, cancel) {
             // Like Kafka's implementation, leave no file of a failed copy.
             if let Err(cleanup) = self.remove_segment(&layout) {
                 tracing::warn!(error = %cleanup, "could not clean up after a failed copy");
@@ -363,9 +369,13 @@ impl RemoteStorageManager for LocalTieredStorage {
             segment = %kafka_uuid(metadata.remote_log_segment_id().id),
         )
     )]
-    fn delete_log_segment_data(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
+    fn delete_log_segment_data(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+    ) -> Result<DeleteOutcome> {
         let layout = self.layout(metadata)?;
-        self.remove_segment(&layout)
+        self.remove_segment(&layout)?;
+        Ok(DeleteOutcome::Deleted)
     }
 }
 

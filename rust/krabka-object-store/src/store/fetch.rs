@@ -1,0 +1,108 @@
+//! Fetching a byte range of a segment's log, or a whole index.
+
+use {
+    super::{
+        StoreRuntime,
+        errors::{Failure, classify, to_store_error},
+        reader::{RangeReader, Source, first_get_options, pin_of},
+        tuning::Tuning,
+    },
+    super::error::{Result, StoreError},
+    object_store::{ObjectStore, ObjectStoreExt, path::Path},
+    std::sync::Arc,
+};
+
+/// What [`open_range`] found.
+#[derive(Debug)]
+pub enum Opened {
+    /// The range is empty (`start` is the object's length).
+    Empty,
+    /// A reader over the range.
+    Reader(Box<RangeReader>),
+}
+
+impl Opened {
+    /// The range as a boxed blocking reader.
+    pub fn into_reader(self) -> Box<dyn std::io::Read + Send> {
+        match self {
+            Self::Empty => Box::new(std::io::empty()),
+            Self::Reader(reader) => reader,
+        }
+    }
+}
+
+/// Opens a reader over `[start, end]` (inclusive `end`, clamped to the
+/// object) of `key`, or to the end of the object without `end`.
+pub async fn open_range(
+    runtime: Arc<StoreRuntime>,
+    store: Arc<dyn ObjectStore>,
+    key: Path,
+    resource: String,
+    start: u64,
+    end: Option<u64>,
+    tuning: Tuning,
+) -> Result<Opened> {
+    if let Some(end) = end {
+        if end < start {
+            return Err(StoreError::InvalidArgument(format!(
+                "end_position {end} < start_position {start}"
+            )));
+        }
+    }
+    let chunk = (tuning.fetch_chunk_size.max(1)) as u64;
+    let wanted_end = end.map_or(u64::MAX, |end| end.saturating_add(1));
+    let first_end = wanted_end.min(start.saturating_add(chunk));
+    match store
+        .get_opts(&key, first_get_options(start..first_end))
+        .await
+    {
+        Ok(first) => {
+            let size = first.meta.size;
+            let first_range = first.range.clone();
+            let end = wanted_end.min(size);
+            let source = Source {
+                runtime,
+                pin: pin_of(&first),
+                store,
+                key,
+                chunk_size: chunk,
+                parallelism: tuning.fetch_parallelism,
+            };
+            Ok(Opened::Reader(Box::new(RangeReader::start(
+                source,
+                first,
+                first_range,
+                end,
+            ))))
+        }
+        Err(err) => match classify(&err) {
+            Failure::NotFound => Err(StoreError::not_found(resource)),
+            // A range starting at or past the end is refused by the server
+            // (416); the object's length tells an empty read from a bad one.
+            Failure::Permanent => match store.head(&key).await {
+                Ok(meta) if start == meta.size => Ok(Opened::Empty),
+                Ok(meta) if start > meta.size => Err(StoreError::InvalidArgument(format!(
+                    "start_position {start} is past the end of {resource} ({} bytes)",
+                    meta.size
+                ))),
+                Err(head) if classify(&head) == Failure::NotFound => {
+                    Err(StoreError::not_found(resource))
+                }
+                _ => Err(to_store_error(err, "read of", &resource)),
+            },
+            _ => Err(to_store_error(err, "read of", &resource)),
+        },
+    }
+}
+
+/// Reads a whole (small) object.
+pub async fn fetch_whole(
+    store: Arc<dyn ObjectStore>,
+    key: Path,
+    resource: String,
+) -> Result<Vec<u8>> {
+    let fetched = async { store.get(&key).await?.bytes().await }.await;
+    fetched
+        .map(|bytes| bytes.to_vec())
+        .map_err(|e| to_store_error(e, "read of", &resource))
+}

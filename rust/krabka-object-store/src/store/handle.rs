@@ -1,0 +1,145 @@
+//! [`StoreHandle`]: one configured store with the key prefix, tuning and
+//! runtime every tier built on it shares.
+
+use {
+    super::{
+        error::{Result, StoreError},
+        runtime::StoreRuntime,
+        tuning::Tuning,
+    },
+    crate::{ObjectStoreConfig, build_object_store},
+    object_store::{ObjectStore, path::Path},
+    std::{fmt, sync::Arc},
+};
+
+/// Worker threads of the runtime each handle owns.
+const RUNTIME_WORKERS: usize = 2;
+
+/// An object store, the prefix put before every key, the transfer tuning and
+/// the runtime requests run on. Cloning shares the store and the runtime.
+#[derive(Clone)]
+pub struct StoreHandle {
+    store: Arc<dyn ObjectStore>,
+    prefix: Option<String>,
+    tuning: Tuning,
+    runtime: Arc<StoreRuntime>,
+    config: Option<ObjectStoreConfig>,
+}
+
+impl fmt::Debug for StoreHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreHandle")
+            .field("store", &self.store.to_string())
+            .field("prefix", &self.prefix)
+            .field("tuning", &self.tuning)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoreHandle {
+    /// A handle over any object store, with default tuning. `prefix`
+    /// (leading and trailing `/` trimmed, empty meaning none) is put before
+    /// every key.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] for a prefix that is not a valid key
+    /// path, [`StoreError::Backend`] when the runtime cannot start.
+    pub fn new(store: Arc<dyn ObjectStore>, prefix: Option<String>) -> Result<Self> {
+        let prefix = match prefix.as_deref().map(|p| p.trim_matches('/')) {
+            None | Some("") => None,
+            Some(prefix) => {
+                Path::parse(prefix).map_err(|source| {
+                    StoreError::InvalidArgument(format!(
+                        "prefix `{prefix}` is not a valid key path: {source}"
+                    ))
+                })?;
+                Some(prefix.to_owned())
+            }
+        };
+        Ok(Self {
+            store,
+            prefix,
+            tuning: Tuning::default(),
+            runtime: Arc::new(StoreRuntime::new(RUNTIME_WORKERS)?),
+            config: None,
+        })
+    }
+
+    /// A handle on the backend `config` describes, with its prefix and
+    /// multipart tuning.
+    ///
+    /// # Errors
+    /// [`StoreError::Config`], whose cause names the bad field.
+    pub fn from_config(config: &ObjectStoreConfig) -> Result<Self> {
+        let store = build_object_store(config).map_err(StoreError::Config)?;
+        let (prefix, multipart) = match config {
+            ObjectStoreConfig::S3(s3) => (
+                s3.prefix.clone(),
+                Some((s3.multipart_threshold, s3.multipart_chunk_size)),
+            ),
+            ObjectStoreConfig::Gcs(gcs) => (
+                gcs.prefix.clone(),
+                Some((gcs.multipart_threshold, gcs.multipart_chunk_size)),
+            ),
+            _ => (None, None),
+        };
+        let mut handle = Self::new(store, prefix)?;
+        handle.config = Some(config.clone());
+        if let Some((threshold, chunk)) = multipart {
+            handle.tuning = handle.tuning.with_multipart(threshold, chunk);
+        }
+        Ok(handle)
+    }
+
+    /// The same handle with `tuning`.
+    #[must_use]
+    pub fn with_tuning(mut self, tuning: Tuning) -> Self {
+        self.tuning = tuning;
+        self
+    }
+
+    /// The object store.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn ObjectStore> {
+        &self.store
+    }
+
+    /// The key prefix, if any.
+    #[must_use]
+    pub fn prefix(&self) -> Option<&str> {
+        self.prefix.as_deref()
+    }
+
+    /// The transfer tuning.
+    #[must_use]
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
+    /// The runtime requests run on.
+    #[must_use]
+    pub fn runtime(&self) -> &Arc<StoreRuntime> {
+        &self.runtime
+    }
+
+    /// The configuration the handle was built from, when it was (a handle
+    /// over a bare store cannot prove anything about its bucket).
+    #[must_use]
+    pub fn config(&self) -> Option<&ObjectStoreConfig> {
+        self.config.as_ref()
+    }
+
+    /// `relative` under the prefix, as a key.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] when the result is not a valid key.
+    pub fn key(&self, relative: &str) -> Result<Path> {
+        let key = match &self.prefix {
+            Some(prefix) => format!("{prefix}/{relative}"),
+            None => relative.to_owned(),
+        };
+        Path::parse(&key).map_err(|source| {
+            StoreError::InvalidArgument(format!("`{key}` is not a valid object key: {source}"))
+        })
+    }
+}

@@ -1,0 +1,353 @@
+//! Uploading one local file: a single PUT below the multipart threshold, a
+//! streamed multipart upload at or above it.
+//!
+//! The multipart path reads the file part by part and keeps at most
+//! `parts_in_flight` parts in memory: a part buffer is only filled after a
+//! slot of the memory budget is free, and the slot is released when that
+//! part's request finishes. A failed or cancelled upload is aborted so no
+//! parts are left behind (as far as the server can still be reached).
+
+use {
+    super::{
+        errors::to_store_error,
+        tuning::{MAX_PARTS, Tuning},
+    },
+    super::error::{Result, StoreError},
+    bytes::Bytes,
+    tokio_util::sync::CancellationToken,
+    object_store::{
+        MultipartUpload, ObjectStore, PutMode, PutMultipartOptions, PutOptions, PutPayload,
+        PutResult, path::Path,
+    },
+    sha2::{Digest, Sha256},
+    std::{fs::File, future::Future, io::Read, path::PathBuf, sync::Arc},
+    tokio::{sync::Semaphore, task::JoinSet},
+};
+
+/// What to upload: a local file (streamed) or bytes already in memory.
+#[derive(Debug, Clone)]
+pub enum UploadSource {
+    /// A local file, read part by part.
+    File(PathBuf),
+    /// A small payload, sent with one PUT.
+    Bytes(Bytes),
+}
+
+/// Whether an upload may replace an existing object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// A plain PUT: the last writer wins.
+    Overwrite,
+    /// Create-only: a single PUT carries `If-None-Match: *`; a multipart
+    /// object first reserves its key with an empty create-only PUT (only one
+    /// writer can), then completes as a new version of that key, whose
+    /// version id must come back so a reader can pin it.
+    CreateOnly,
+}
+
+/// What an upload stored.
+#[derive(Debug, Clone)]
+pub struct Uploaded {
+    /// Bytes stored.
+    pub size: u64,
+    /// SHA-256 of the bytes, computed in the same pass, when asked for.
+    pub sha256: Option<[u8; 32]>,
+    /// The store's answer (ETag, version id).
+    pub result: PutResult,
+    /// Whether one PUT wrote the object (so a create-only write was a single
+    /// conditional request, not a reservation followed by a multipart upload).
+    pub single_put: bool,
+}
+
+/// Uploads `source` to `key`: one PUT below the multipart threshold, a
+/// streamed multipart upload at or above it. With `hash`, every byte is fed
+/// to SHA-256 in file order as it is read.
+///
+/// # Errors
+/// [`StoreError::AlreadyExists`] when a create-only write finds the key;
+/// [`StoreError::Refused`] when a create-only multipart upload comes back
+/// without a version id (the bucket is not versioned); [`StoreError::Io`]
+/// for an unreadable file; [`StoreError::Cancelled`]; the store's errors.
+pub async fn upload(
+    store: &dyn ObjectStore,
+    key: &Path,
+    source: UploadSource,
+    tuning: Tuning,
+    mode: WriteMode,
+    hash: bool,
+    cancel: &CancellationToken,
+) -> Result<Uploaded> {
+    let (path, file, len) = match source {
+        UploadSource::Bytes(bytes) => {
+            return put_whole(store, key, bytes, mode, hash, cancel).await;
+        }
+        UploadSource::File(path) => {
+            let (file, len) = open_file(path.clone()).await?;
+            (path, file, len)
+        }
+    };
+    if len < tuning.multipart_threshold {
+        let max = usize::try_from(len).unwrap_or(usize::MAX);
+        let bytes = read_chunk(file, path, max).await?.1;
+        return put_whole(store, key, bytes, mode, hash, cancel).await;
+    }
+    if mode == WriteMode::CreateOnly {
+        // Reserve the key: only one writer can ever create it.
+        create_only_put(store, key, Bytes::new(), cancel).await?;
+    }
+    let mut hasher = hash.then(Sha256::new);
+    let result =
+        upload_multipart(store, key, file, path, len, tuning, cancel, hasher.as_mut()).await?;
+    if mode == WriteMode::CreateOnly && result.version.is_none() {
+        return Err(StoreError::Refused(format!(
+            "the multipart upload of {key} came back without a version id: the bucket is not versioned, so the reserved key cannot be pinned"
+        )));
+    }
+    Ok(Uploaded {
+        size: len,
+        sha256: hasher.map(|hasher| hasher.finalize().into()),
+        result,
+        single_put: false,
+    })
+}
+
+async fn open_file(path: PathBuf) -> Result<(File, u64)> {
+    blocking(path, move |path| {
+        let file = File::open(&path).map_err(|e| StoreError::io("open", &path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| StoreError::io("stat", &path, e))?
+            .len();
+        Ok((file, len))
+    })
+    .await
+}
+
+async fn put_whole(
+    store: &dyn ObjectStore,
+    key: &Path,
+    bytes: Bytes,
+    mode: WriteMode,
+    hash: bool,
+    cancel: &CancellationToken,
+) -> Result<Uploaded> {
+    let sha256 = hash.then(|| Sha256::digest(&bytes).into());
+    let size = bytes.len() as u64;
+    let result = match mode {
+        WriteMode::CreateOnly => create_only_put(store, key, bytes, cancel).await?,
+        WriteMode::Overwrite => {
+            let put = store.put_opts(key, PutPayload::from(bytes), PutOptions::default());
+            cancellable(cancel, key, async {
+                put.await
+                    .map_err(|e| to_store_error(e, "upload of", key.as_ref()))
+            })
+            .await?
+        }
+    };
+    Ok(Uploaded {
+        size,
+        sha256,
+        result,
+        single_put: true,
+    })
+}
+
+/// One create-only PUT of `bytes`.
+///
+/// # Errors
+/// [`StoreError::AlreadyExists`] when the key exists; the store's errors.
+pub async fn create_only_put(
+    store: &dyn ObjectStore,
+    key: &Path,
+    bytes: Bytes,
+    cancel: &CancellationToken,
+) -> Result<PutResult> {
+    let put = store.put_opts(
+        key,
+        PutPayload::from(bytes),
+        PutOptions::from(PutMode::Create),
+    );
+    cancellable(cancel, key, async {
+        put.await.map_err(|err| match err {
+            object_store::Error::AlreadyExists { .. } => StoreError::AlreadyExists {
+                resource: key.to_string(),
+                source: Some(Box::new(err)),
+            },
+            other => to_store_error(other, "create-only write of", key.as_ref()),
+        })
+    })
+    .await
+}
+
+/// Runs `future` unless `cancel` fires first.
+pub async fn cancellable<T>(
+    cancel: &CancellationToken,
+    key: &Path,
+    future: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(cancelled(key)),
+        result = future => result,
+    }
+}
+
+fn cancelled(key: &Path) -> StoreError {
+    StoreError::Cancelled(format!("upload of {key}"))
+}
+
+/// Streams `file` (of `len` bytes) to `key` as a multipart upload, feeding
+/// every byte to `hasher` (when given) in file order as it is read.
+#[allow(clippy::too_many_arguments)]
+pub async fn upload_multipart(
+    store: &dyn ObjectStore,
+    key: &Path,
+    file: File,
+    source: PathBuf,
+    len: u64,
+    tuning: Tuning,
+    cancel: &CancellationToken,
+    hasher: Option<&mut Sha256>,
+) -> Result<PutResult> {
+    let chunk_size = tuning.multipart_chunk_size.max(1);
+    let parts = len.div_ceil(chunk_size as u64);
+    if parts > MAX_PARTS {
+        return Err(StoreError::InvalidArgument(format!(
+            "{} is {len} bytes, which needs {parts} parts of {chunk_size} bytes; at most {MAX_PARTS} are allowed (raise multipart_chunk_size)",
+            source.display()
+        )));
+    }
+    let mut upload = cancellable(cancel, key, async {
+        store
+            .put_multipart_opts(key, PutMultipartOptions::default())
+            .await
+            .map_err(|e| to_store_error(e, "start of multipart upload of", key.as_ref()))
+    })
+    .await?;
+    let sent = send_parts(
+        &mut *upload,
+        key,
+        file,
+        source,
+        chunk_size,
+        tuning,
+        cancel,
+        hasher,
+    )
+    .await;
+    let outcome = match sent {
+        Ok(()) => {
+            cancellable(cancel, key, async {
+                upload.complete().await.map_err(|e| {
+                    to_store_error(e, "completion of multipart upload of", key.as_ref())
+                })
+            })
+            .await
+        }
+        Err(err) => Err(err),
+    };
+    if outcome.is_err() {
+        if let Err(abort) = upload.abort().await {
+            tracing::warn!(%key, error = %abort, "could not abort a failed multipart upload; a bucket lifecycle rule must clean it up");
+        }
+    }
+    outcome
+}
+
+/// Reads the file part by part and uploads up to `parts_in_flight` parts
+/// concurrently. Returns when every part is stored.
+#[allow(clippy::too_many_arguments)]
+async fn send_parts(
+    upload: &mut dyn MultipartUpload,
+    key: &Path,
+    file: File,
+    source: PathBuf,
+    chunk_size: usize,
+    tuning: Tuning,
+    cancel: &CancellationToken,
+    mut hasher: Option<&mut Sha256>,
+) -> Result<()> {
+    let budget = Arc::new(Semaphore::new(tuning.parts_in_flight.max(1)));
+    // Dropping the set (on error or cancellation) aborts the part requests.
+    let mut in_flight: JoinSet<std::result::Result<(), object_store::Error>> = JoinSet::new();
+    let mut file = Some(file);
+    while let Some(reader) = file.take() {
+        let slot = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(cancelled(key)),
+            Some(done) = in_flight.join_next(), if !in_flight.is_empty() => {
+                part_result(done, key)?;
+                file = Some(reader);
+                continue;
+            }
+            slot = Arc::clone(&budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
+        };
+        let (reader, chunk) = read_chunk(reader, source.clone(), chunk_size).await?;
+        if chunk.is_empty() {
+            break;
+        }
+        if let Some(hasher) = hasher.as_deref_mut() {
+            hasher.update(&chunk);
+        }
+        let last = chunk.len() < chunk_size;
+        let part = upload.put_part(PutPayload::from(chunk));
+        in_flight.spawn(async move {
+            let stored = part.await;
+            drop(slot);
+            stored
+        });
+        if !last {
+            file = Some(reader);
+        }
+    }
+    while !in_flight.is_empty() {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(cancelled(key)),
+            Some(done) = in_flight.join_next() => part_result(done, key)?,
+        }
+    }
+    Ok(())
+}
+
+fn part_result(
+    done: std::result::Result<std::result::Result<(), object_store::Error>, tokio::task::JoinError>,
+    key: &Path,
+) -> Result<()> {
+    match done {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(err)) => Err(to_store_error(err, "upload of a part of", key.as_ref())),
+        Err(join) => Err(StoreError::Backend {
+            message: format!("the task uploading a part of {key} failed"),
+            source: Some(Box::new(join)),
+        }),
+    }
+}
+
+/// Reads up to `max` bytes (fewer only at the end of the file) on a
+/// blocking thread.
+pub async fn read_chunk(file: File, path: PathBuf, max: usize) -> Result<(File, Bytes)> {
+    blocking(path, move |path| {
+        let mut buffer = Vec::with_capacity(max.min(64 * 1024 * 1024));
+        let mut file = file;
+        (&mut file)
+            .take(max as u64)
+            .read_to_end(&mut buffer)
+            .map_err(|e| StoreError::io("read", &path, e))?;
+        Ok((file, Bytes::from(buffer)))
+    })
+    .await
+}
+
+/// Runs blocking file I/O off the runtime's worker threads.
+pub async fn blocking<T: Send + 'static>(
+    path: PathBuf,
+    work: impl FnOnce(PathBuf) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(move || work(path))
+        .await
+        .map_err(|join| StoreError::Backend {
+            message: "a file-reading task failed".to_owned(),
+            source: Some(Box::new(join)),
+        })?
+}

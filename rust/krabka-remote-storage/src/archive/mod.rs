@@ -1,0 +1,202 @@
+//! [`WormRemoteStorage`]: the write-once archive as a remote tier of its
+//! own, over the store layer.
+//!
+//! # Contract
+//!
+//! On top of [`RemoteStorageManager`]'s contract:
+//!
+//! - **Start-up proves the bucket write-once** ([`WormRemoteStorage::open`]):
+//!   on S3, versioning `Enabled` and Object Lock with a COMPLIANCE default
+//!   retention; on GCS, versioning and a locked retention policy; on both, a
+//!   second create-only write of a fresh probe key must be refused. Anything
+//!   else is [`RemoteStorageError::Refused`], before any segment is written.
+//! - **Copies are create-only** and sealed onto the partition's signed hash
+//!   chain ([`WormArchiver`]); a copy returns its chain receipt
+//!   ([`WormChainRecord`](krabka_worm::WormChainRecord), at most 128 bytes)
+//!   as custom metadata. A key that exists already is
+//!   [`RemoteStorageError::AlreadyExists`]: nothing is ever overwritten.
+//! - **Deletes are refused without a request**: the answer is
+//!   [`DeleteOutcome::RetainedByArchive`], so Kafka's retention moves on
+//!   while the bucket's retention keeps the bytes.
+//! - **Write-only** ([`WormConfig::write_only`]): every fetch is
+//!   [`RemoteStorageError::Refused`] without a request.
+//! - **Cancellation** stops a copy between requests; what it uploaded stays
+//!   (nothing can be deleted) as unreferenced objects the verifier reports as
+//!   notices.
+
+mod archiver;
+mod config;
+
+pub use {
+    archiver::{SealedManifest, WormArchiver, derive_tip},
+    config::WormConfig,
+};
+use {
+    crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
+    krabka_kafka::{
+        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
+        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
+        SegmentReader,
+    },
+    krabka_object_store::{prove_write_once, store::StoreHandle},
+    krabka_worm::ManifestSigner,
+    std::sync::Arc,
+};
+
+/// A write-once archive tier: every copy is create-only and sealed onto a
+/// signed per-partition hash chain, deletes are retained, and (optionally)
+/// fetches are refused. See the [module documentation](self) for the whole
+/// contract.
+#[derive(Debug)]
+pub struct WormRemoteStorage {
+    store: StoreHandle,
+    archiver: Arc<WormArchiver>,
+    write_only: bool,
+    /// What proved the bucket write-once at start-up.
+    evidence: String,
+}
+
+impl WormRemoteStorage {
+    /// An archive on `store`, after proving its bucket write-once.
+    ///
+    /// A handle over a bare store, or on a local directory, cannot prove
+    /// anything and is refused.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Refused`] naming what the bucket lacks;
+    /// [`RemoteStorageError::Config`] for an unusable signing key;
+    /// [`RemoteStorageError::Retryable`] when the bucket cannot be reached.
+    pub fn open(store: StoreHandle, config: WormConfig) -> Result<Self> {
+        let signer = config.signer()?;
+        let prove = prove_write_once(
+            store.config().cloned(),
+            Arc::clone(store.store()),
+            store.prefix().map(str::to_owned),
+        );
+        let evidence = store
+            .runtime()
+            .block_on(prove)
+            .map_err(spi_error)?;
+        tracing::info!(%evidence, key_id = signer.key_id(), write_only = config.write_only, "WORM archive tier on");
+        Ok(Self::unchecked(store, signer, config.write_only, evidence))
+    }
+
+    /// The archive without the bucket proof: for tests over in-memory
+    /// stores, and for callers that proved the protection some other way.
+    #[must_use]
+    pub fn unchecked(
+        store: StoreHandle,
+        signer: ManifestSigner,
+        write_only: bool,
+        evidence: String,
+    ) -> Self {
+        let archiver = WormArchiver::new(
+            Arc::clone(store.store()),
+            store.prefix().map(str::to_owned),
+            signer,
+        )
+        .with_tuning(store.tuning());
+        Self {
+            store,
+            archiver: Arc::new(archiver),
+            write_only,
+            evidence,
+        }
+    }
+
+    /// What proved the bucket write-once.
+    #[must_use]
+    pub fn evidence(&self) -> &str {
+        &self.evidence
+    }
+
+    /// The archiver that writes and seals copies.
+    #[must_use]
+    pub fn archiver(&self) -> &WormArchiver {
+        &self.archiver
+    }
+
+    /// The key prefix, if any.
+    #[must_use]
+    pub fn prefix(&self) -> Option<&str> {
+        self.store.prefix()
+    }
+
+    /// Refuses a fetch in a write-only archive, before any request.
+    fn refuse_fetch(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
+        if self.write_only {
+            return Err(RemoteStorageError::Refused(format!(
+                "segment {} is in a write-only archive: fetches are refused",
+                metadata.remote_log_segment_id()
+            )));
+        }
+        Ok(())
+    }
+
+    fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
+        SegmentKeys::new(self.store.prefix(), metadata)
+    }
+}
+
+impl RemoteStorageManager for WormRemoteStorage {
+    fn copy_log_segment_data_cancellable(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        segment: &LogSegmentData,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CustomMetadata>> {
+        if cancel.is_cancelled() {
+            return Err(RemoteStorageError::Cancelled(format!(
+                "copy of {}",
+                metadata.remote_log_segment_id()
+            )));
+        }
+        let archiver = Arc::clone(&self.archiver);
+        let metadata = metadata.clone();
+        let segment = segment.clone();
+        let cancel = cancel.clone();
+        let archive = async move { archiver.archive(&metadata, &segment, &cancel).await };
+        let sealed = self.store.runtime().run(archive).map_err(spi_error)??;
+        Ok(Some(sealed.custom_metadata()))
+    }
+
+    fn fetch_log_segment(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        start_position: u64,
+        end_position: Option<u64>,
+    ) -> Result<SegmentReader> {
+        self.refuse_fetch(metadata)?;
+        object_reads::log_range(
+            &self.store,
+            &self.keys(metadata),
+            metadata,
+            start_position,
+            end_position,
+        )
+    }
+
+    fn fetch_index(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        index: IndexType,
+    ) -> Result<Vec<u8>> {
+        self.refuse_fetch(metadata)?;
+        object_reads::index(&self.store, &self.keys(metadata), metadata, index)
+    }
+
+    fn delete_log_segment_data(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+    ) -> Result<DeleteOutcome> {
+        Ok(DeleteOutcome::RetainedByArchive {
+            reason: format!(
+                "segment {} is in a write-once archive: the bucket's retention decides when it may go",
+                metadata.remote_log_segment_id()
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

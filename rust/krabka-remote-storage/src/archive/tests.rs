@@ -1,0 +1,226 @@
+//! Unit tests of the archive tier over the instrumented in-memory store.
+
+use {
+    super::*,
+    crate::{
+        ErrorClass, MANIFEST_SUFFIX, ManifestSigner, SegmentManifest, TrustedManifestKeys,
+        WormChainRecord, WormConfig, verify_manifest_signature,
+    },
+    sha2::{Digest, Sha256},
+};
+
+fn signer() -> ManifestSigner {
+    ManifestSigner::from_secret_bytes(&[7; 32], "k1").unwrap()
+}
+
+fn worm_fixture(write_only: bool) -> Fixture {
+    let mut fixture = fixture();
+    fixture.tier = fixture
+        .tier
+        .with_worm_unchecked(signer(), write_only, "test".to_owned());
+    fixture
+}
+
+fn trusted() -> TrustedManifestKeys {
+    TrustedManifestKeys::single("k1", &signer().public_key()).unwrap()
+}
+
+fn manifest_of(fixture: &Fixture, segment: u128) -> SegmentManifest {
+    let keys = SegmentKeys::new(fixture.tier.prefix(), &metadata(segment));
+    let key = keys.with_suffix(MANIFEST_SUFFIX).unwrap();
+    let store = Arc::clone(&fixture.store);
+    let bytes: Bytes = fixture
+        .tier
+        .runtime
+        .block_on(async move {
+            use object_store::ObjectStoreExt;
+            Ok(store.inner.get(&key).await.unwrap().bytes().await.unwrap())
+        })
+        .unwrap();
+    SegmentManifest::from_bytes(&bytes).unwrap()
+}
+
+#[test]
+fn a_copy_is_sealed_signed_hashed_and_chained() {
+    let f = worm_fixture(false);
+    let log = pattern(5000, 3);
+    let data = segment(f.dir.path(), &log, true);
+    let first = f
+        .tier
+        .copy_log_segment_data(&metadata(1), &data)
+        .unwrap()
+        .unwrap();
+    assert!(first.as_bytes().len() <= WormChainRecord::MAX_BYTES);
+    let Some(WormChainRecord::Receipt { seq, head, .. }) =
+        WormChainRecord::from_custom_metadata(first.as_bytes()).unwrap()
+    else {
+        panic!("not a receipt");
+    };
+    assert_eq!(seq.0, 0);
+    let manifest = manifest_of(&f, 1);
+    let verified = verify_manifest_signature(&manifest, &trusted()).unwrap();
+    assert_eq!(verified.head(), head);
+    let log_entry = manifest
+        .body
+        .objects
+        .iter()
+        .find(|o| o.suffix == ".log")
+        .unwrap();
+    assert_eq!(log_entry.size_bytes, 5000);
+    assert_eq!(log_entry.sha256.0, <[u8; 32]>::from(Sha256::digest(&log)));
+    assert!(log_entry.create_precondition);
+    assert_eq!(
+        manifest.body.objects.len(),
+        6,
+        "log, four indexes and the epoch checkpoint"
+    );
+    // The next copy continues the chain on the first head.
+    let second = f
+        .tier
+        .copy_log_segment_data(&metadata(2), &data)
+        .unwrap()
+        .unwrap();
+    let Some(WormChainRecord::Receipt { seq, .. }) =
+        WormChainRecord::from_custom_metadata(second.as_bytes()).unwrap()
+    else {
+        panic!("not a receipt");
+    };
+    assert_eq!(seq.0, 1);
+    assert_eq!(manifest_of(&f, 2).body.chain.prev_head, head);
+}
+
+#[test]
+fn a_recopy_of_the_same_keys_is_refused_as_already_existing() {
+    let f = worm_fixture(false);
+    let data = segment(f.dir.path(), &pattern(100, 1), false);
+    f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    let err = f
+        .tier
+        .copy_log_segment_data(&metadata(1), &data)
+        .unwrap_err();
+    assert!(
+        matches!(err, RemoteStorageError::AlreadyExists { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_restarted_tier_derives_the_tip_from_the_bucket() {
+    let f = worm_fixture(false);
+    let data = segment(f.dir.path(), &pattern(100, 1), false);
+    f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    let head = crate::manifest_head(&manifest_of(&f, 1).body);
+    let restarted = S3RemoteStorage::with_store(f.store.clone(), Some("tier".to_owned()))
+        .unwrap()
+        .with_worm_unchecked(signer(), false, "test".to_owned());
+    restarted
+        .copy_log_segment_data(&metadata(2), &data)
+        .unwrap();
+    let second = manifest_of(&f, 2);
+    assert_eq!(second.body.chain.seq.0, 1);
+    assert_eq!(second.body.chain.prev_head, head);
+    assert_eq!(
+        second.body.chain.epoch_id,
+        manifest_of(&f, 1).body.chain.epoch_id
+    );
+}
+
+#[test]
+fn two_writers_cannot_fork_the_chain() {
+    let f = worm_fixture(false);
+    let data = segment(f.dir.path(), &pattern(100, 1), false);
+    let other = S3RemoteStorage::with_store(f.store.clone(), Some("tier".to_owned()))
+        .unwrap()
+        .with_worm_unchecked(signer(), false, "test".to_owned());
+    // Both learn the tip (seq 1 next) ...
+    f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    other.copy_log_segment_data(&metadata(2), &data).unwrap();
+    // ... `f.tier` still believes seq 1 is next: it loses cleanly.
+    let err = f
+        .tier
+        .copy_log_segment_data(&metadata(3), &data)
+        .unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Retryable, "{err:?}");
+    // Its retry (Kafka retries with a new segment id) continues the chain.
+    f.tier.copy_log_segment_data(&metadata(4), &data).unwrap();
+    assert_eq!(manifest_of(&f, 4).body.chain.seq.0, 2);
+    assert_eq!(
+        manifest_of(&f, 4).body.chain.prev_head,
+        crate::manifest_head(&manifest_of(&f, 2).body)
+    );
+}
+
+#[test]
+fn multipart_objects_need_a_version_id() {
+    // InMemory returns no version id: a multipart object cannot be pinned.
+    let mut f = worm_fixture(false);
+    f.tier = S3RemoteStorage::with_store(f.store.clone(), Some("tier".to_owned()))
+        .unwrap()
+        .with_multipart_tuning(1000, 1000)
+        .with_worm_unchecked(signer(), false, "test".to_owned());
+    let data = segment(f.dir.path(), &pattern(4000, 1), false);
+    let err = f
+        .tier
+        .copy_log_segment_data(&metadata(1), &data)
+        .unwrap_err();
+    assert!(matches!(err, RemoteStorageError::Refused(_)), "{err:?}");
+}
+
+#[test]
+fn deletes_are_refused_without_a_request() {
+    let f = worm_fixture(false);
+    let data = segment(f.dir.path(), &pattern(100, 1), false);
+    f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    let before = f.store.stats.requests.load(SeqCst);
+    let err = f.tier.delete_log_segment_data(&metadata(1)).unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Refused);
+    assert_eq!(f.store.stats.requests.load(SeqCst), before);
+    // The segment is still readable.
+    assert_eq!(
+        read_all(f.tier.fetch_log_segment(&metadata(1), 0, None).unwrap()).len(),
+        100
+    );
+}
+
+#[test]
+fn write_only_refuses_fetches_without_a_request() {
+    let f = worm_fixture(true);
+    let data = segment(f.dir.path(), &pattern(100, 1), false);
+    f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    let before = f.store.stats.requests.load(SeqCst);
+    let log = f
+        .tier
+        .fetch_log_segment(&metadata(1), 0, None)
+        .err()
+        .unwrap();
+    assert!(matches!(log, RemoteStorageError::Refused(_)));
+    let index = f
+        .tier
+        .fetch_index(&metadata(1), IndexType::Offset)
+        .unwrap_err();
+    assert!(matches!(index, RemoteStorageError::Refused(_)));
+    assert_eq!(f.store.stats.requests.load(SeqCst), before);
+}
+
+#[test]
+fn with_worm_refuses_tiers_that_cannot_prove_a_lock() {
+    let key_dir = tempfile::tempdir().unwrap();
+    let key = key_dir.path().join("key.pem");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/worm/test-key-1.pem"
+        ),
+        &key,
+    )
+    .unwrap();
+    let config = WormConfig::new(&key, "test-key-1");
+    let err = fixture().tier.with_worm(config.clone()).unwrap_err();
+    assert!(matches!(err, RemoteStorageError::Refused(_)), "{err:?}");
+    let local = S3RemoteStorage::from_config(&ObjectStoreConfig::Local {
+        root: key_dir.path().to_owned(),
+    })
+    .unwrap();
+    let err = local.with_worm(config).unwrap_err();
+    assert!(matches!(err, RemoteStorageError::Refused(_)), "{err:?}");
+}

@@ -1,0 +1,52 @@
+//! Reads shared by both object-store tiers: a byte range of a segment's log
+//! as a stream, and one whole index.
+
+use {
+    crate::{segment_keys::SegmentKeys, store_bridge::spi_error},
+    krabka_kafka::{IndexType, RemoteLogSegmentMetadata, Result, SegmentReader},
+    krabka_object_store::store::{StoreHandle, fetch},
+    std::sync::Arc,
+};
+
+/// Streams `[start, end]` (inclusive `end`, clamped) of the segment's log,
+/// or to its end.
+pub(crate) fn log_range(
+    store: &StoreHandle,
+    keys: &SegmentKeys,
+    metadata: &RemoteLogSegmentMetadata,
+    start: u64,
+    end: Option<u64>,
+) -> Result<SegmentReader> {
+    let key = keys.log().map_err(spi_error)?;
+    let open = fetch::open_range(
+        Arc::clone(store.runtime()),
+        Arc::clone(store.store()),
+        key,
+        format!("log of segment {}", metadata.remote_log_segment_id()),
+        start,
+        end,
+        store.tuning(),
+    );
+    let opened = store.runtime().block_on(open).map_err(spi_error)?;
+    Ok(opened.into_reader())
+}
+
+/// Reads one whole index of the segment.
+pub(crate) fn index(
+    store: &StoreHandle,
+    keys: &SegmentKeys,
+    metadata: &RemoteLogSegmentMetadata,
+    index: IndexType,
+) -> Result<Vec<u8>> {
+    let key = keys.index(index).map_err(spi_error)?;
+    let fetch = fetch::fetch_whole(
+        Arc::clone(store.store()),
+        key,
+        format!(
+            "{} index of segment {}",
+            index.kafka_name(),
+            metadata.remote_log_segment_id()
+        ),
+    );
+    store.runtime().block_on(fetch).map_err(spi_error)
+}

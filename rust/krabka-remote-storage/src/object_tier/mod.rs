@@ -1,0 +1,221 @@
+//! [`S3RemoteStorage`]: the object-store tier for S3, S3-compatible servers
+//! and Google Cloud Storage.
+//!
+//! One engine over `object_store` for every backend: the key layout of the
+//! filesystem tier under an optional prefix, streamed multipart uploads with
+//! a fixed memory budget, ranged and prefetched fetches, bulk deletes, and
+//! error classes that tell transient from permanent failures. The tier owns
+//! a small Tokio runtime, so its synchronous methods work from any thread.
+
+mod copy;
+mod gcs;
+
+
+use {
+    crate::segment_keys::SegmentKeys,
+    crate::{
+        object_reads,
+        store_bridge::{spi_error, store_token},
+    },
+    krabka_kafka::{
+        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
+        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
+        SegmentReader,
+    },
+    krabka_object_store::{
+        ObjectStoreConfig, S3Config,
+        store::{StoreHandle, delete::delete_keys},
+    },
+    object_store::ObjectStore,
+    std::sync::Arc,
+};
+
+/// A [`RemoteStorageManager`] over an object store: Amazon S3 or an
+/// S3-compatible server ([`S3RemoteStorage::from_s3_config`]), Google Cloud
+/// Storage ([`S3RemoteStorage::from_gcs_config`]), or any `object_store`
+/// implementation ([`S3RemoteStorage::with_store`]).
+///
+/// # Layout
+///
+/// `<prefix>/<topic>-<partition>-<topicId>/<offset:020>-<segmentId><suffix>`,
+/// the same keys as the filesystem tier ([`crate::partition_dir_name`],
+/// [`crate::segment_file_name`]).
+///
+/// # Behaviour
+///
+/// - **Copy** uploads every index, then the log. Files at or above the
+///   multipart threshold are streamed as multipart uploads with
+///   `parts_in_flight` parts in flight; memory per copy is bounded by
+///   `max(threshold, parts_in_flight × chunk_size)`. A failed or cancelled
+///   multipart upload is aborted.
+/// - **Fetch** streams the range through ranged GETs: the first chunk is
+///   streamed as it arrives, later chunks are prefetched in parallel once
+///   the reader is halfway through the first. Every chunk is pinned to the
+///   version (or ETag) of the first answer. Dropping the reader cancels
+///   outstanding requests.
+/// - **Errors**: a missing object is [`RemoteStorageError::NotFound`];
+///   throttling, 5xx, timeouts and resets are retried by `object_store`
+///   (count, time budget and backoff from the configuration) and then surface
+///   as [`RemoteStorageError::Retryable`]; access denied, a missing bucket
+///   and other permanent failures surface at once as
+///   [`RemoteStorageError::Backend`].
+/// - **Threads**: the methods block the calling thread, whichever it is
+///   (a plain OS thread, a Tokio worker, a blocking-pool thread); the work
+///   runs on the tier's own runtime.
+#[derive(Debug)]
+pub struct S3RemoteStorage {
+    store: StoreHandle,
+}
+
+impl S3RemoteStorage {
+    /// A tier over any object store, with default tuning. `prefix` (leading
+    /// and trailing `/` trimmed, empty meaning none) is put before every key.
+    ///
+    /// ```
+    /// use {krabka_remote_storage::S3RemoteStorage, object_store::memory::InMemory, std::sync::Arc};
+    /// let tier = S3RemoteStorage::with_store(Arc::new(InMemory::new()), Some("tier".to_owned())).unwrap();
+    /// assert_eq!(tier.prefix(), Some("tier"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::InvalidArgument`] for a prefix that is not a
+    /// valid key path, [`RemoteStorageError::Backend`] when the runtime
+    /// cannot start.
+    pub fn with_store(store: Arc<dyn ObjectStore>, prefix: Option<String>) -> Result<Self> {
+        Ok(Self::on(StoreHandle::new(store, prefix).map_err(spi_error)?))
+    }
+
+    /// A tier on a store handle of the store layer.
+    #[must_use]
+    pub fn on(store: StoreHandle) -> Self {
+        Self { store }
+    }
+
+    /// The store handle this tier writes through (to build another tier,
+    /// such as the write-once archive, on the same bucket).
+    #[must_use]
+    pub fn into_store(self) -> StoreHandle {
+        self.store
+    }
+
+    /// A tier on an S3 bucket, with the configuration's prefix and
+    /// multipart tuning.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::InvalidArgument`] naming the bad field.
+    pub fn from_s3_config(config: &S3Config) -> Result<Self> {
+        Self::from_config(&ObjectStoreConfig::S3(config.clone()))
+    }
+
+    /// A tier on any configured backend (S3, GCS, a local directory, memory).
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::InvalidArgument`] naming the bad field.
+    pub fn from_config(config: &ObjectStoreConfig) -> Result<Self> {
+        Ok(Self::on(
+            StoreHandle::from_config(config).map_err(spi_error)?,
+        ))
+    }
+
+    /// Files of at least `threshold` bytes are uploaded in parts of
+    /// `chunk_size` bytes (S3 needs at least 5 MiB for every part but the
+    /// last; values below 1 are raised to 1).
+    #[must_use]
+    pub fn with_multipart_tuning(self, threshold: u64, chunk_size: usize) -> Self {
+        let tuning = self.store.tuning().with_multipart(threshold, chunk_size);
+        Self::on(self.store.with_tuning(tuning))
+    }
+
+    /// Parts of one multipart upload in flight at once (at least 1); the
+    /// memory budget of a multipart copy is `parts × chunk_size`.
+    #[must_use]
+    pub fn with_upload_concurrency(self, parts: usize) -> Self {
+        let tuning = self.store.tuning().with_parts_in_flight(parts);
+        Self::on(self.store.with_tuning(tuning))
+    }
+
+    /// Fetches are split into ranged GETs of `chunk_size` bytes, with up to
+    /// `parallelism` of them prefetched ahead of the reader (each at least 1).
+    #[must_use]
+    pub fn with_fetch_tuning(self, chunk_size: usize, parallelism: usize) -> Self {
+        let tuning = self.store.tuning().with_fetch(chunk_size, parallelism);
+        Self::on(self.store.with_tuning(tuning))
+    }
+
+    /// The key prefix, if any.
+    #[must_use]
+    pub fn prefix(&self) -> Option<&str> {
+        self.store.prefix()
+    }
+
+    /// The underlying object store.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn ObjectStore> {
+        self.store.store()
+    }
+
+    fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
+        SegmentKeys::new(self.store.prefix(), metadata)
+    }
+}
+
+impl RemoteStorageManager for S3RemoteStorage {
+    fn copy_log_segment_data_cancellable(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        segment: &LogSegmentData,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CustomMetadata>> {
+        if cancel.is_cancelled() {
+            return Err(RemoteStorageError::Cancelled(format!(
+                "copy of {}",
+                metadata.remote_log_segment_id()
+            )));
+        }
+        let copy = copy::copy_segment(
+            Arc::clone(self.store.store()),
+            self.keys(metadata),
+            segment.clone(),
+            self.store.tuning(),
+            store_token(cancel),
+        );
+        self.store.runtime().block_on(copy).map_err(spi_error)?;
+        Ok(None)
+    }
+
+    fn fetch_log_segment(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        start_position: u64,
+        end_position: Option<u64>,
+    ) -> Result<SegmentReader> {
+        object_reads::log_range(
+            &self.store,
+            &self.keys(metadata),
+            metadata,
+            start_position,
+            end_position,
+        )
+    }
+
+    fn fetch_index(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        index: IndexType,
+    ) -> Result<Vec<u8>> {
+        object_reads::index(&self.store, &self.keys(metadata), metadata, index)
+    }
+
+    fn delete_log_segment_data(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+    ) -> Result<DeleteOutcome> {
+        let keys = self.keys(metadata).all().map_err(spi_error)?;
+        let delete = delete_keys(Arc::clone(self.store.store()), keys, "segment objects");
+        self.store.runtime().block_on(delete).map_err(spi_error)?;
+        Ok(DeleteOutcome::Deleted)
+    }
+}
+
+#[cfg(test)]
+mod tests;

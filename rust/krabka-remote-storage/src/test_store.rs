@@ -1,0 +1,250 @@
+//! An instrumented in-memory object store and segment fixtures for the
+//! object-store tiers' unit tests.
+
+use {
+    krabka_kafka::{
+        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteLogSegmentState, SegmentReader, TopicIdPartition,
+    },
+    object_store::{ObjectStore, path::Path},
+    std::{fmt, sync::Arc},
+    async_trait::async_trait,
+    bytes::Bytes,
+    futures_util::{StreamExt, stream::BoxStream},
+    krabka_ids::LeaderEpoch,
+    object_store::{
+        CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta,
+        PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart, memory::InMemory,
+    },
+    std::{
+        collections::BTreeMap,
+        io::Read,
+        path::PathBuf,
+        sync::atomic::{AtomicUsize, Ordering::SeqCst},
+        time::{Duration, Instant},
+    },
+    uuid::Uuid,
+};
+
+/// Counters of what the tier asked the store to do.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    pub(crate) parts: AtomicUsize,
+    pub(crate) parts_in_flight: AtomicUsize,
+    pub(crate) max_parts_in_flight: AtomicUsize,
+    pub(crate) part_bytes_in_flight: AtomicUsize,
+    pub(crate) max_part_bytes_in_flight: AtomicUsize,
+    pub(crate) aborts: AtomicUsize,
+    pub(crate) completes: AtomicUsize,
+    pub(crate) gets: AtomicUsize,
+    pub(crate) gets_dropped: AtomicUsize,
+    /// 1-based part number that fails; 0 = none.
+    pub(crate) fail_part: AtomicUsize,
+    pub(crate) part_delay_ms: AtomicUsize,
+    /// Delay of every GET but the first of a test.
+    pub(crate) get_delay_ms: AtomicUsize,
+    /// Every request of any kind.
+    pub(crate) requests: AtomicUsize,
+}
+
+/// An in-memory store that counts requests and can delay or fail them.
+#[derive(Debug)]
+pub(crate) struct Instrumented {
+    pub(crate) inner: InMemory,
+    pub(crate) stats: Arc<Stats>,
+}
+
+impl fmt::Display for Instrumented {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Instrumented({})", self.inner)
+    }
+}
+
+/// Decrements a counter when dropped (also when the future is cancelled).
+pub(crate) struct Gauge<'a>(&'a AtomicUsize, usize);
+
+impl Drop for Gauge<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(self.1, SeqCst);
+    }
+}
+
+pub(crate) fn raise(gauge: &AtomicUsize, max: &AtomicUsize, by: usize) {
+    let now = gauge.fetch_add(by, SeqCst) + by;
+    max.fetch_max(now, SeqCst);
+}
+
+#[derive(Debug)]
+pub(crate) struct InstrumentedUpload {
+    pub(crate) inner: Box<dyn MultipartUpload>,
+    pub(crate) stats: Arc<Stats>,
+}
+
+#[async_trait]
+impl MultipartUpload for InstrumentedUpload {
+    fn put_part(&mut self, data: PutPayload) -> UploadPart {
+        let stats = Arc::clone(&self.stats);
+        let number = stats.parts.fetch_add(1, SeqCst) + 1;
+        let len = data.content_length();
+        raise(&stats.parts_in_flight, &stats.max_parts_in_flight, 1);
+        raise(
+            &stats.part_bytes_in_flight,
+            &stats.max_part_bytes_in_flight,
+            len,
+        );
+        let inner = self.inner.put_part(data);
+        Box::pin(async move {
+            let _parts = Gauge(&stats.parts_in_flight, 1);
+            let _bytes = Gauge(&stats.part_bytes_in_flight, len);
+            let delay = stats.part_delay_ms.load(SeqCst) as u64;
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+            if stats.fail_part.load(SeqCst) == number {
+                return Err(object_store::Error::Generic {
+                    store: "test",
+                    source:
+                        "Server returned non-2xx status code: 503 Service Unavailable: SlowDown"
+                            .into(),
+                });
+            }
+            inner.await
+        })
+    }
+
+    async fn complete(&mut self) -> object_store::Result<PutResult> {
+        self.stats.completes.fetch_add(1, SeqCst);
+        self.inner.complete().await
+    }
+
+    async fn abort(&mut self) -> object_store::Result<()> {
+        self.stats.aborts.fetch_add(1, SeqCst);
+        self.inner.abort().await
+    }
+}
+
+#[async_trait]
+impl ObjectStore for Instrumented {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        let inner = self.inner.put_multipart_opts(location, opts).await?;
+        Ok(Box::new(InstrumentedUpload {
+            inner,
+            stats: Arc::clone(&self.stats),
+        }))
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        let number = self.stats.gets.fetch_add(1, SeqCst);
+        // Counts a GET dropped before it answered.
+        struct Dropped<'a>(&'a AtomicUsize, bool);
+        impl Drop for Dropped<'_> {
+            fn drop(&mut self) {
+                if !self.1 {
+                    self.0.fetch_add(1, SeqCst);
+                }
+            }
+        }
+        let mut guard = Dropped(&self.stats.gets_dropped, false);
+        if number > 0 {
+            let delay = self.stats.get_delay_ms.load(SeqCst) as u64;
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+        }
+        let result = self.inner.get_opts(location, options).await;
+        guard.1 = true;
+        result
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Path>>,
+    ) -> BoxStream<'static, object_store::Result<Path>> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.stats.requests.fetch_add(1, SeqCst);
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+pub(crate) fn metadata(segment: u128) -> RemoteLogSegmentMetadata {
+    let tp = TopicIdPartition::new(Uuid::from_u128(7), "orders", 3);
+    RemoteLogSegmentMetadata::new(
+        RemoteLogSegmentId::new(tp, Uuid::from_u128(segment)),
+        100,
+        199,
+        0,
+        1,
+        0,
+        RemoteLogSegmentDetails::new(
+            0,
+            RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(LeaderEpoch(0), 100)]),
+        ),
+    )
+    .unwrap()
+}
+
+/// Deterministic, position-dependent bytes.
+pub(crate) fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u64).wrapping_mul(2_654_435_761).to_le_bytes()[1] ^ seed)
+        .collect()
+}
+
+pub(crate) fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+pub(crate) fn segment(dir: &std::path::Path, log: &[u8], txn: bool) -> LogSegmentData {
+    LogSegmentData {
+        log_segment: write(dir, "s.log", log),
+        offset_index: write(dir, "s.index", &pattern(80, 1)),
+        time_index: write(dir, "s.timeindex", &pattern(120, 2)),
+        transaction_index: txn.then(|| write(dir, "s.txnindex", &pattern(40, 3))),
+        producer_snapshot_index: Some(write(dir, "s.snapshot", &pattern(30, 4))),
+        leader_epoch_index: Bytes::from_static(b"0\n1\n0 100\n"),
+    }
+}
+
+pub(crate) fn read_all(mut reader: SegmentReader) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).unwrap();
+    bytes
+}
