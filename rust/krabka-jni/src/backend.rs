@@ -3,91 +3,58 @@
 use {
     crate::{config::BackendConfig, copy::Copier, error::BridgeError},
     krabka_remote_storage::{
-        CancellationToken, CustomMetadata, InmemoryRemoteLogMetadataManager, LocalTieredStorage,
-        LogSegmentData, RemoteLogMetadataManager, RemoteLogSegmentMetadata, RemoteStorageError,
+        CancellationToken, CustomMetadata, DeleteOutcome, InmemoryRemoteLogMetadataManager,
+        LocalTieredStorage, LogSegmentData, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
         RemoteStorageManager, Result, S3RemoteStorage,
     },
     std::sync::Arc,
 };
 
-/// The tier behind one `KrabkaRemoteStorageManager`.
-#[derive(Debug)]
-pub enum Storage {
-    /// Files under a directory (`LocalTieredStorage`).
-    Filesystem(LocalTieredStorage),
-    /// An S3 or GCS bucket (`S3RemoteStorage`), boxed: it is much larger
-    /// than the filesystem tier.
-    ObjectStore(Box<S3RemoteStorage>),
-}
+/// The tier behind one `KrabkaRemoteStorageManager`: any of the Rust tiers.
+/// Which one decides every storage rule (what a delete means on an archive,
+/// how a copy is cancelled); this crate only carries their answers.
+pub struct Storage(Box<dyn RemoteStorageManager>);
 
-/// What a delete did with a segment's objects, as `NativeBridge.delete`
-/// returns it to the adapter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeleteOutcome {
-    /// The objects are gone (or were never there).
-    Deleted,
-    /// The tier is a write-once archive, which refuses deletes: the objects
-    /// stay until the bucket's retention lets them go. Kafka may forget the
-    /// segment all the same.
-    RetainedByArchive,
-}
-
-impl DeleteOutcome {
-    /// The code that crosses JNI: 0 deleted, 1 retained by the archive
-    /// (`KrabkaRemoteStorageManager.DELETE_*`).
-    #[must_use]
-    pub fn code(self) -> i32 {
-        match self {
-            Self::Deleted => 0,
-            Self::RetainedByArchive => 1,
-        }
-    }
-
-    /// The outcome of a delete on a tier that is (`worm`) or is not a
-    /// write-once archive: a [`RemoteStorageError::Refused`] from an archive
-    /// is the archive keeping the segment, not a failure. Every other error,
-    /// and a refusal from any other tier, stays an error.
-    ///
-    /// # Errors
-    /// `result`'s error, unless it is an archive's refusal.
-    pub fn of(worm: bool, result: Result<()>) -> Result<Self> {
-        match result {
-            Ok(()) => Ok(Self::Deleted),
-            Err(RemoteStorageError::Refused(_)) if worm => Ok(Self::RetainedByArchive),
-            Err(err) => Err(err),
-        }
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Storage").finish_non_exhaustive()
     }
 }
 
 impl Storage {
+    /// A storage over `tier`.
+    #[must_use]
+    pub fn new(tier: impl RemoteStorageManager + 'static) -> Self {
+        Self(Box::new(tier))
+    }
+
     /// The tier as Kafka's storage manager SPI.
     #[must_use]
     pub fn manager(&self) -> &dyn RemoteStorageManager {
-        match self {
-            Self::Filesystem(tier) => tier,
-            Self::ObjectStore(tier) => tier.as_ref(),
-        }
+        self.0.as_ref()
     }
 
-    /// Whether the tier is a write-once archive (`worm.enabled`).
-    #[must_use]
-    pub fn is_worm(&self) -> bool {
-        match self {
-            Self::Filesystem(_) => false,
-            Self::ObjectStore(tier) => tier.worm_evidence().is_some(),
-        }
-    }
-
-    /// Deletes a segment for Kafka ([`DeleteOutcome::of`]): an archive's
-    /// refusal comes back as [`DeleteOutcome::RetainedByArchive`].
+    /// Deletes a segment for Kafka, as the code `NativeBridge.delete`
+    /// returns.
     ///
     /// # Errors
-    /// The tier's error, unless it is an archive's refusal.
-    pub fn delete_segment(&self, metadata: &RemoteLogSegmentMetadata) -> Result<DeleteOutcome> {
-        DeleteOutcome::of(
-            self.is_worm(),
-            self.manager().delete_log_segment_data(metadata),
-        )
+    /// The tier's error.
+    pub fn delete_segment(&self, metadata: &RemoteLogSegmentMetadata) -> Result<i32> {
+        self.manager()
+            .delete_log_segment_data(metadata)
+            .map(|outcome| delete_code(&outcome))
+    }
+}
+
+/// The code of a delete's outcome that crosses JNI: 0 deleted, 1 retained by
+/// a write-once archive (`KrabkaRemoteStorageManager.DELETE_*`).
+#[must_use]
+pub fn delete_code(outcome: &DeleteOutcome) -> i32 {
+    match outcome {
+        DeleteOutcome::RetainedByArchive { .. } => 1,
+        // `Deleted`, and any outcome a later tier adds: the segment is gone
+        // as far as Kafka is concerned.
+        _ => 0,
     }
 }
 
@@ -98,18 +65,12 @@ impl Copier for Storage {
         segment: &LogSegmentData,
         cancel: &CancellationToken,
     ) -> Result<Option<CustomMetadata>> {
-        match self {
-            // Local file copies are short; the worker checks the flag when the copy returns.
-            Self::Filesystem(tier) => tier.copy_log_segment_data(metadata, segment),
-            // Stops at the next part and aborts its multipart upload.
-            Self::ObjectStore(tier) => {
-                tier.copy_log_segment_data_cancellable(metadata, segment, cancel)
-            }
-        }
+        self.manager()
+            .copy_log_segment_data_cancellable(metadata, segment, cancel)
     }
 
     fn delete(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
-        self.manager().delete_log_segment_data(metadata)
+        self.manager().delete_log_segment_data(metadata).map(drop)
     }
 }
 
@@ -124,14 +85,13 @@ impl Copier for Storage {
 /// cannot be reached).
 pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> {
     Ok(Arc::new(match config {
-        BackendConfig::Filesystem { root } => Storage::Filesystem(LocalTieredStorage::new(root)),
+        BackendConfig::Filesystem { root } => Storage::new(LocalTieredStorage::new(root)),
         BackendConfig::ObjectStore { store, worm } => {
             let tier = S3RemoteStorage::from_config(&store)?;
-            let tier = match worm {
-                Some(worm) => tier.with_worm(worm).map_err(BridgeError::WormStartup)?,
-                None => tier,
-            };
-            Storage::ObjectStore(Box::new(tier))
+            match worm {
+                Some(worm) => Storage::new(tier.with_worm(worm).map_err(BridgeError::WormStartup)?),
+                None => Storage::new(tier),
+            }
         }
     }))
 }

@@ -25,14 +25,14 @@ mod secret;
 pub mod store;
 
 pub use {
+    bucket::{
+        CREATE_ONLY_PROBE_DIR, S3VersionReader, VersionEntry, VersionRetention, prove_write_once,
+    },
     build::{ObjectStoreBuildError, build_object_store},
     config::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
         DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
         ObjectStoreConfig, S3Config, S3Credentials,
-    },
-    bucket::{
-        CREATE_ONLY_PROBE_DIR, S3VersionReader, VersionEntry, VersionRetention, prove_write_once,
     },
     error::ObjectStoreConfigError,
     secret::Secret,

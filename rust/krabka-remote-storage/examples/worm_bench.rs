@@ -156,11 +156,11 @@ fn s3_step(
     data: &LogSegmentData,
     config: S3Config,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let tier = match step {
-        "plain" => S3RemoteStorage::from_s3_config(&config)?,
-        "worm" => {
-            S3RemoteStorage::from_s3_config(&config)?.with_worm(WormConfig::new(KEY, KEY_ID))?
-        }
+    let tier: Box<dyn RemoteStorageManager> = match step {
+        "plain" => Box::new(S3RemoteStorage::from_s3_config(&config)?),
+        "worm" => Box::new(
+            S3RemoteStorage::from_s3_config(&config)?.with_worm(WormConfig::new(KEY, KEY_ID))?,
+        ),
         "verify" => {
             let request = deep_request(config.prefix.clone())?;
             let (seconds, hashed, objects) =

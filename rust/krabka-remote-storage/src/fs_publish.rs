@@ -121,14 +121,13 @@ pub(crate) fn stage_file(
         }
         // `Take<&mut File>` to `File` still lets the standard library use
         // `copy_file_range`.
-        let copied = io::copy(&mut (&mut input).take(CANCEL_CHECK_BYTES), &mut file).map_err(
-            |err| {
+        let copied =
+            io::copy(&mut (&mut input).take(CANCEL_CHECK_BYTES), &mut file).map_err(|err| {
                 // The read side and the write side share one error; name the
                 // source, the side that fails in practice (a vanished broker
                 // file).
                 RemoteStorageError::io("copy", source, err)
-            },
-        )?;
+            })?;
         len = len.saturating_add(copied);
         if copied < CANCEL_CHECK_BYTES {
             break;
@@ -353,7 +352,10 @@ mod tests {
         let target = dir.path().join("sub").join("a.log");
         fs::create_dir(dir.path().join("sub")).unwrap();
         fs::write(&target, b"old content").unwrap();
-        assert_eq!(publish_file(&target, &source, &CancellationToken::new()).unwrap(), 200_000);
+        assert_eq!(
+            publish_file(&target, &source, &CancellationToken::new()).unwrap(),
+            200_000
+        );
         assert_eq!(fs::read(&target).unwrap(), vec![7_u8; 200_000]);
         assert_eq!(names_in(&dir.path().join("sub")), ["a.log"]);
     }
@@ -371,7 +373,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("a.log");
         fs::write(&target, b"old").unwrap();
-        let err = publish_file(&target, &dir.path().join("absent"), &CancellationToken::new()).unwrap_err();
+        let err = publish_file(
+            &target,
+            &dir.path().join("absent"),
+            &CancellationToken::new(),
+        )
+        .unwrap_err();
         assert!(
             matches!(&err, RemoteStorageError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound),
             "{err:?}"

@@ -5,8 +5,8 @@ use {
     crate::fs_publish,
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LOG_FILE_SUFFIX,
-        LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager,
-        Result, SegmentReader, kafka_uuid, partition_dir_name, segment_file_name,
+        LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
+        SegmentReader, kafka_uuid, partition_dir_name, segment_file_name,
     },
     std::{
         fs::{self, File},

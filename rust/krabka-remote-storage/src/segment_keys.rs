@@ -3,8 +3,7 @@
 
 use {
     krabka_kafka::{
-        IndexType, LOG_FILE_SUFFIX, RemoteLogSegmentMetadata, partition_dir_name,
-        segment_file_name,
+        IndexType, LOG_FILE_SUFFIX, RemoteLogSegmentMetadata, partition_dir_name, segment_file_name,
     },
     krabka_object_store::store::{Path, Result, StoreError},
 };
@@ -70,10 +69,10 @@ impl SegmentKeys {
 mod tests {
     use {
         super::*,
+        krabka_ids::LeaderEpoch,
         krabka_kafka::{
             RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
         },
-        krabka_ids::LeaderEpoch,
         std::collections::BTreeMap,
         uuid::Uuid,
     };

@@ -11,7 +11,9 @@ use {
 pub(crate) fn spi_error(err: StoreError) -> RemoteStorageError {
     match err {
         StoreError::NotFound { resource } => RemoteStorageError::NotFound { resource },
-        StoreError::AlreadyExists { resource, .. } => RemoteStorageError::AlreadyExists { resource },
+        StoreError::AlreadyExists { resource, .. } => {
+            RemoteStorageError::AlreadyExists { resource }
+        }
         StoreError::InvalidArgument(message) => RemoteStorageError::InvalidArgument(message),
         StoreError::Config(source) => RemoteStorageError::Config {
             what: "object store",
@@ -62,9 +64,15 @@ mod tests {
                 },
                 ErrorClass::Retryable,
             ),
-            (StoreError::InvalidArgument("bad".to_owned()), ErrorClass::InvalidInput),
+            (
+                StoreError::InvalidArgument("bad".to_owned()),
+                ErrorClass::InvalidInput,
+            ),
             (StoreError::Refused("no".to_owned()), ErrorClass::Refused),
-            (StoreError::Cancelled("copy".to_owned()), ErrorClass::Retryable),
+            (
+                StoreError::Cancelled("copy".to_owned()),
+                ErrorClass::Retryable,
+            ),
             (
                 StoreError::backend("denied", std::io::Error::other("403")),
                 ErrorClass::Other,

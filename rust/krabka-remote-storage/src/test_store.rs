@@ -1,30 +1,41 @@
 //! An instrumented in-memory object store and segment fixtures for the
 //! object-store tiers' unit tests.
 
-use {
-    krabka_kafka::{
-        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
-        RemoteLogSegmentState, SegmentReader, TopicIdPartition,
-    },
-    object_store::{ObjectStore, path::Path},
-    std::{fmt, sync::Arc},
+pub(crate) use {
     async_trait::async_trait,
     bytes::Bytes,
     futures_util::{StreamExt, stream::BoxStream},
     krabka_ids::LeaderEpoch,
+    krabka_kafka::{
+        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteLogSegmentState, SegmentReader, TopicIdPartition,
+    },
     object_store::{
-        CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta,
+        CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
         PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart, memory::InMemory,
+        path::Path,
     },
     std::{
         collections::BTreeMap,
+        fmt,
         io::Read,
         path::PathBuf,
-        sync::atomic::{AtomicUsize, Ordering::SeqCst},
+        sync::{
+            Arc,
+            atomic::{AtomicUsize, Ordering::SeqCst},
+        },
         time::{Duration, Instant},
     },
     uuid::Uuid,
 };
+
+/// A fresh instrumented in-memory store.
+pub(crate) fn instrumented() -> Arc<Instrumented> {
+    Arc::new(Instrumented {
+        inner: InMemory::new(),
+        stats: Arc::default(),
+    })
+}
 
 /// Counters of what the tier asked the store to do.
 #[derive(Debug, Default)]

@@ -12,11 +12,11 @@ mod servers;
 use {
     krabka_ids::LeaderEpoch,
     krabka_remote_storage::{
-        ErrorClass, IndexType, MANIFEST_SUFFIX, RemoteLogSegmentDetails, RemoteLogSegmentId,
-        RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError, RemoteStorageManager,
-        S3RemoteStorage, SegmentManifest, TopicIdPartition, TrustedManifestKeys, VerifyBreak,
-        VerifyDepth, VerifyOutcome, VerifyRequest, WormChainRecord, WormConfig, verify_archive,
-        verify_manifest_signature,
+        DeleteOutcome, ErrorClass, IndexType, MANIFEST_SUFFIX, RemoteLogSegmentDetails,
+        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError,
+        RemoteStorageManager, S3RemoteStorage, SegmentManifest, TopicIdPartition,
+        TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
+        WormChainRecord, WormConfig, WormRemoteStorage, verify_archive, verify_manifest_signature,
     },
     object_store::{ObjectStoreExt, path::Path},
     servers::{segment, skip_or_fail, unique_prefix},
@@ -70,7 +70,7 @@ fn meta(tp: &TopicIdPartition, start: i64) -> RemoteLogSegmentMetadata {
     .unwrap()
 }
 
-fn worm_tier(server: &servers::S3Server, prefix: &str) -> S3RemoteStorage {
+fn worm_tier(server: &servers::S3Server, prefix: &str) -> WormRemoteStorage {
     let mut config = server.config();
     config.prefix = Some(prefix.to_owned());
     config.multipart_threshold = 5 * 1024 * 1024;
@@ -81,7 +81,7 @@ fn worm_tier(server: &servers::S3Server, prefix: &str) -> S3RemoteStorage {
         .unwrap()
 }
 
-fn read_manifest(tier: &S3RemoteStorage, key: &str) -> SegmentManifest {
+fn read_manifest(tier: &WormRemoteStorage, key: &str) -> SegmentManifest {
     let store = Arc::clone(tier.store());
     let key = Path::from(key);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -99,7 +99,7 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
     };
     let prefix = unique_prefix("wormlock");
     let tier = worm_tier(&server, &prefix);
-    assert!(tier.worm_evidence().unwrap().contains("COMPLIANCE"));
+    assert!(tier.evidence().contains("COMPLIANCE"));
     let dir = tempfile::tempdir().unwrap();
     let log_len = 6 * 1024 * 1024 + 17;
     let data = segment(dir.path(), log_len, true);
@@ -158,9 +158,11 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
             .unwrap()
             .is_empty()
     );
-    // Deletes are refused by the tier.
-    let err = tier.delete_log_segment_data(&metadata).unwrap_err();
-    assert_eq!(err.class(), ErrorClass::Refused);
+    // Deletes are retained by the archive.
+    assert!(matches!(
+        tier.delete_log_segment_data(&metadata).unwrap(),
+        DeleteOutcome::RetainedByArchive { .. }
+    ));
     // The archive verifies deep, with the receipt's head as its tip.
     let request = |depth| {
         let mut request = VerifyRequest::new(Some(prefix.clone()), trusted());
@@ -381,7 +383,7 @@ fn gcs_locked_bucket_is_accepted_and_unlocked_refused() {
         .unwrap()
         .with_worm(worm_config())
         .unwrap();
-    assert!(tier.worm_evidence().unwrap().contains("locked retention"));
+    assert!(tier.evidence().contains("locked retention"));
     let dir = tempfile::tempdir().unwrap();
     let data = segment(dir.path(), 1000, false);
     let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
@@ -391,7 +393,7 @@ fn gcs_locked_bucket_is_accepted_and_unlocked_refused() {
 }
 
 /// Diagnostic: how many of 8 concurrent create-only writes of one key win.
-fn concurrent_create_winners(tier: &S3RemoteStorage, key: &str) -> usize {
+fn concurrent_create_winners(tier: &WormRemoteStorage, key: &str) -> usize {
     let store = Arc::clone(tier.store());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

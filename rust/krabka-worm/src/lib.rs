@@ -51,9 +51,9 @@ pub use {
     verify::{
         ArchiveVerifyReport, AuthenticatedArchive, DeepProgress, EpochSpan, NoProgress,
         ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak,
-        VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest, authenticate_archive,
-        verify_archive, verify_archive_config, verify_archive_config_observed,
-        verify_archive_observed,
+        VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
+        authenticate_archive, verify_archive, verify_archive_config,
+        verify_archive_config_observed, verify_archive_observed,
     },
 };
 

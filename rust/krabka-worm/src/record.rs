@@ -321,10 +321,10 @@ pub fn next_chain_stamp(
 mod tests {
     use {
         super::*,
+        krabka_ids::LeaderEpoch,
         krabka_kafka::{
             RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
         },
-        krabka_ids::LeaderEpoch,
         std::collections::BTreeMap,
         uuid::Uuid,
     };

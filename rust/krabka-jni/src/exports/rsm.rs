@@ -191,7 +191,7 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_fetchIndex<'lo
 
 /// `int delete(long rsm, byte[] metadata)`: deletes a segment; succeeds when
 /// it is already gone. Returns a
-/// [`DeleteOutcome`](crate::backend::DeleteOutcome) code: 0 deleted, 1
+/// [`delete_code`](crate::backend::delete_code): 0 deleted, 1
 /// retained by the write-once archive (which refuses every delete).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_delete<'local>(
@@ -203,6 +203,6 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_delete<'local>
     boundary::call(&mut env, |env| {
         let storage = STORAGE_MANAGERS.get(rsm)?;
         let metadata = wire::decode_metadata(&bytes(env, &metadata)?)?;
-        Ok(storage.delete_segment(&metadata)?.code())
+        Ok(storage.delete_segment(&metadata)?)
     })
 }

@@ -2,13 +2,13 @@
 //! that a panic and each error class reach Java as the right exception.
 
 use {
-    crate::{backend::DeleteOutcome, boundary, error::BridgeError},
+    crate::{backend::delete_code, boundary, error::BridgeError},
     jni::{
         EnvUnowned,
         objects::{JClass, JString},
         sys::{jboolean, jint},
     },
-    krabka_remote_storage::RemoteStorageError,
+    krabka_remote_storage::{DeleteOutcome, RemoteStorageError},
 };
 
 /// `void testPanic(String message, boolean formatted)`: panics with a `&str`
@@ -57,8 +57,9 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testFail<'loca
 
 /// `int testDeleteOutcome(boolean worm, int code)`: the code `delete` returns
 /// when a tier that is (`worm`) or is not a write-once archive answers a
-/// delete with success (0), a refusal (1) or a retryable failure (2); throws
-/// as `delete` would.
+/// delete with success (0), its refusal (1: an archive retains the segment,
+/// any other tier fails) or a retryable failure (2); throws as `delete`
+/// would.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testDeleteOutcome<'local>(
     mut env: EnvUnowned<'local>,
@@ -68,10 +69,11 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testDeleteOutc
 ) -> jint {
     boundary::call(&mut env, |_| -> Result<jint, BridgeError> {
         let result = match code {
-            0 => Ok(()),
-            1 => Err(RemoteStorageError::Refused(
-                "injected write-once refusal".to_owned(),
-            )),
+            0 => Ok(DeleteOutcome::Deleted),
+            1 if worm => Ok(DeleteOutcome::RetainedByArchive {
+                reason: "injected write-once retention".to_owned(),
+            }),
+            1 => Err(RemoteStorageError::Refused("injected refusal".to_owned())),
             2 => Err(RemoteStorageError::Retryable {
                 message: "injected throttling".to_owned(),
                 source: None,
@@ -82,6 +84,6 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testDeleteOutc
                 )));
             }
         };
-        Ok(DeleteOutcome::of(worm, result)?.code())
+        Ok(delete_code(&result?))
     })
 }

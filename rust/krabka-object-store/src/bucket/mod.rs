@@ -15,9 +15,12 @@ use {
         judge::Answer,
         sigv4::{SigningCredentials, sign_get, uri_encode},
     },
-    crate::{S3Config, store::{Result, StoreError}},
-    bytes::Bytes,
     crate::{GcsConfig, S3Credentials},
+    crate::{
+        S3Config,
+        store::{Result, StoreError},
+    },
+    bytes::Bytes,
     object_store::{
         ObjectStore, PutMode, PutOptions, PutPayload, aws::AmazonS3Builder,
         gcp::GoogleCloudStorageBuilder, path::Path,
@@ -206,9 +209,8 @@ pub fn s3_bucket_url(config: &S3Config) -> Result<(String, String, String)> {
         }
         _ => endpoint.to_owned(),
     };
-    let url = reqwest::Url::parse(&endpoint).map_err(|e| {
-        StoreError::InvalidArgument(format!("S3 endpoint `{endpoint}`: {e}"))
-    })?;
+    let url = reqwest::Url::parse(&endpoint)
+        .map_err(|e| StoreError::InvalidArgument(format!("S3 endpoint `{endpoint}`: {e}")))?;
     let mut host = url.host_str().unwrap_or_default().to_owned();
     if let Some(port) = url.port() {
         host = format!("{host}:{port}");

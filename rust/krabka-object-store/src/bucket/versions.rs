@@ -9,7 +9,10 @@ use {
         s3_bucket_url, s3_credentials, send,
         sigv4::{SigningCredentials, sign, uri_encode},
     },
-    crate::{S3Config, store::{Result, StoreError}},
+    crate::{
+        S3Config,
+        store::{Result, StoreError},
+    },
     std::time::{SystemTime, UNIX_EPOCH},
 };
 
@@ -150,13 +153,10 @@ impl S3VersionReader {
         for (name, value) in headers {
             request = request.header(name, value);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| StoreError::Retryable {
-                message: format!("HEAD of an archived version failed: {e}"),
-                source: None,
-            })?;
+        let response = request.send().await.map_err(|e| StoreError::Retryable {
+            message: format!("HEAD of an archived version failed: {e}"),
+            source: None,
+        })?;
         Ok((response.status().as_u16(), response.headers().clone()))
     }
 

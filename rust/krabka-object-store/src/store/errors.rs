@@ -43,7 +43,9 @@ pub fn classify(err: &ObjectStoreError) -> Failure {
         ObjectStoreError::Precondition { .. }
         | ObjectStoreError::AlreadyExists { .. }
         | ObjectStoreError::NotModified { .. } => Failure::Precondition,
-        ObjectStoreError::NotSupported { .. } | ObjectStoreError::NotImplemented { .. } => Failure::Unsupported,
+        ObjectStoreError::NotSupported { .. } | ObjectStoreError::NotImplemented { .. } => {
+            Failure::Unsupported
+        }
         ObjectStoreError::JoinError { .. } => Failure::Transient,
         _ => classify_chain(err),
     }
@@ -126,11 +128,7 @@ fn mentions(err: &ObjectStoreError, needle: &str) -> bool {
 
 /// Converts `err`, raised while doing `operation` on `resource`, into the
 /// crate's error.
-pub fn to_store_error(
-    err: ObjectStoreError,
-    operation: &str,
-    resource: &str,
-) -> StoreError {
+pub fn to_store_error(err: ObjectStoreError, operation: &str, resource: &str) -> StoreError {
     match classify(&err) {
         Failure::NotFound => StoreError::not_found(resource),
         Failure::NoSuchBucket => backend(

@@ -1,13 +1,13 @@
 //! Fetching a byte range of a segment's log, or a whole index.
 
 use {
+    super::error::{Result, StoreError},
     super::{
         StoreRuntime,
         errors::{Failure, classify, to_store_error},
         reader::{RangeReader, Source, first_get_options, pin_of},
         tuning::Tuning,
     },
-    super::error::{Result, StoreError},
     object_store::{ObjectStore, ObjectStoreExt, path::Path},
     std::sync::Arc,
 };

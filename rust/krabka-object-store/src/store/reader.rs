@@ -12,8 +12,8 @@
 //! waits on standard-library channels, never on futures.
 
 use {
-    super::{StoreRuntime, errors::to_store_error},
     super::error::{Result, StoreError, StoreErrorClass},
+    super::{StoreRuntime, errors::to_store_error},
     bytes::Bytes,
     futures_util::StreamExt,
     object_store::{GetOptions, GetRange, GetResult, ObjectStore, path::Path},
@@ -107,12 +107,7 @@ impl RangeReader {
     /// Starts streaming `first` (the answer to the first ranged GET, which
     /// covers `first_range`) and prepares the rest of `[first_range.start,
     /// end)`.
-    pub fn start(
-        source: Source,
-        first: GetResult,
-        first_range: Range<u64>,
-        end: u64,
-    ) -> Self {
+    pub fn start(source: Source, first: GetResult, first_range: Range<u64>, end: u64) -> Self {
         let (sender, frames) = mpsc::channel();
         let credits = Arc::new(Semaphore::new(FRAME_CREDITS));
         let task_credits = Arc::clone(&credits);

@@ -8,13 +8,12 @@
 //! parts are left behind (as far as the server can still be reached).
 
 use {
+    super::error::{Result, StoreError},
     super::{
         errors::to_store_error,
         tuning::{MAX_PARTS, Tuning},
     },
-    super::error::{Result, StoreError},
     bytes::Bytes,
-    tokio_util::sync::CancellationToken,
     object_store::{
         MultipartUpload, ObjectStore, PutMode, PutMultipartOptions, PutOptions, PutPayload,
         PutResult, path::Path,
@@ -22,6 +21,7 @@ use {
     sha2::{Digest, Sha256},
     std::{fs::File, future::Future, io::Read, path::PathBuf, sync::Arc},
     tokio::{sync::Semaphore, task::JoinSet},
+    tokio_util::sync::CancellationToken,
 };
 
 /// What to upload: a local file (streamed) or bytes already in memory.

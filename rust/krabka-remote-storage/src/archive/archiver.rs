@@ -275,7 +275,10 @@ fn sources_of(segment: &LogSegmentData) -> Vec<(&'static str, UploadSource)> {
         ),
     ];
     if let Some(path) = &segment.transaction_index {
-        sources.push((IndexType::Transaction.suffix(), UploadSource::File(path.clone())));
+        sources.push((
+            IndexType::Transaction.suffix(),
+            UploadSource::File(path.clone()),
+        ));
     }
     if let Some(path) = &segment.producer_snapshot_index {
         sources.push((
@@ -287,7 +290,10 @@ fn sources_of(segment: &LogSegmentData) -> Vec<(&'static str, UploadSource)> {
         IndexType::LeaderEpoch.suffix(),
         UploadSource::Bytes(segment.leader_epoch_index.clone()),
     ));
-    sources.push((LOG_FILE_SUFFIX, UploadSource::File(segment.log_segment.clone())));
+    sources.push((
+        LOG_FILE_SUFFIX,
+        UploadSource::File(segment.log_segment.clone()),
+    ));
     sources
 }
 

@@ -1,10 +1,6 @@
 //! [`WormConfig`]: what a write-once archive tier needs beyond its bucket.
 
-use {
-    krabka_kafka::RemoteStorageError,
-    krabka_worm::ManifestSigner,
-    std::path::PathBuf,
-};
+use {krabka_kafka::RemoteStorageError, krabka_worm::ManifestSigner, std::path::PathBuf};
 
 /// The configuration of a [`WormRemoteStorage`](super::WormRemoteStorage)
 /// ([`WormRemoteStorage::open`](super::WormRemoteStorage::open), or

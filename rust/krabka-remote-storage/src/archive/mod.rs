@@ -27,20 +27,19 @@
 mod archiver;
 mod config;
 
-pub use {
-    archiver::{SealedManifest, WormArchiver, derive_tip},
-    config::WormConfig,
-};
 use {
     crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
-        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
-        SegmentReader,
+        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
     },
     krabka_object_store::{prove_write_once, store::StoreHandle},
     krabka_worm::ManifestSigner,
     std::sync::Arc,
+};
+pub use {
+    archiver::{SealedManifest, WormArchiver, derive_tip},
+    config::WormConfig,
 };
 
 /// A write-once archive tier: every copy is create-only and sealed onto a
@@ -73,10 +72,7 @@ impl WormRemoteStorage {
             Arc::clone(store.store()),
             store.prefix().map(str::to_owned),
         );
-        let evidence = store
-            .runtime()
-            .block_on(prove)
-            .map_err(spi_error)?;
+        let evidence = store.runtime().block_on(prove).map_err(spi_error)?;
         tracing::info!(%evidence, key_id = signer.key_id(), write_only = config.write_only, "WORM archive tier on");
         Ok(Self::unchecked(store, signer, config.write_only, evidence))
     }
@@ -120,6 +116,12 @@ impl WormRemoteStorage {
     #[must_use]
     pub fn prefix(&self) -> Option<&str> {
         self.store.prefix()
+    }
+
+    /// The underlying object store.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn object_store::ObjectStore> {
+        self.store.store()
     }
 
     /// Refuses a fetch in a write-only archive, before any request.

@@ -2,23 +2,37 @@
 
 use {
     super::*,
-    crate::{
-        ErrorClass, MANIFEST_SUFFIX, ManifestSigner, SegmentManifest, TrustedManifestKeys,
-        WormChainRecord, WormConfig, verify_manifest_signature,
+    crate::{S3RemoteStorage, test_store::*},
+    krabka_kafka::ErrorClass,
+    krabka_object_store::ObjectStoreConfig,
+    krabka_worm::{
+        MANIFEST_SUFFIX, SegmentManifest, TrustedManifestKeys, WormChainRecord,
+        verify_manifest_signature,
     },
     sha2::{Digest, Sha256},
 };
+
+struct Fixture {
+    tier: WormRemoteStorage,
+    store: Arc<Instrumented>,
+    dir: tempfile::TempDir,
+}
+
+fn plain_tier(store: &Arc<Instrumented>) -> S3RemoteStorage {
+    S3RemoteStorage::with_store(store.clone(), Some("/tier/".to_owned())).unwrap()
+}
 
 fn signer() -> ManifestSigner {
     ManifestSigner::from_secret_bytes(&[7; 32], "k1").unwrap()
 }
 
 fn worm_fixture(write_only: bool) -> Fixture {
-    let mut fixture = fixture();
-    fixture.tier = fixture
-        .tier
-        .with_worm_unchecked(signer(), write_only, "test".to_owned());
-    fixture
+    let store = instrumented();
+    Fixture {
+        tier: plain_tier(&store).with_worm_unchecked(signer(), write_only, "test".to_owned()),
+        store,
+        dir: tempfile::tempdir().unwrap(),
+    }
 }
 
 fn trusted() -> TrustedManifestKeys {
@@ -31,7 +45,8 @@ fn manifest_of(fixture: &Fixture, segment: u128) -> SegmentManifest {
     let store = Arc::clone(&fixture.store);
     let bytes: Bytes = fixture
         .tier
-        .runtime
+        .store
+        .runtime()
         .block_on(async move {
             use object_store::ObjectStoreExt;
             Ok(store.inner.get(&key).await.unwrap().bytes().await.unwrap())
@@ -167,13 +182,16 @@ fn multipart_objects_need_a_version_id() {
 }
 
 #[test]
-fn deletes_are_refused_without_a_request() {
+fn deletes_are_retained_without_a_request() {
     let f = worm_fixture(false);
     let data = segment(f.dir.path(), &pattern(100, 1), false);
     f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
     let before = f.store.stats.requests.load(SeqCst);
-    let err = f.tier.delete_log_segment_data(&metadata(1)).unwrap_err();
-    assert_eq!(err.class(), ErrorClass::Refused);
+    let outcome = f.tier.delete_log_segment_data(&metadata(1)).unwrap();
+    assert!(
+        matches!(&outcome, DeleteOutcome::RetainedByArchive { reason } if reason.contains("write-once")),
+        "{outcome:?}"
+    );
     assert_eq!(f.store.stats.requests.load(SeqCst), before);
     // The segment is still readable.
     assert_eq!(
@@ -215,7 +233,9 @@ fn with_worm_refuses_tiers_that_cannot_prove_a_lock() {
     )
     .unwrap();
     let config = WormConfig::new(&key, "test-key-1");
-    let err = fixture().tier.with_worm(config.clone()).unwrap_err();
+    let err = plain_tier(&instrumented())
+        .with_worm(config.clone())
+        .unwrap_err();
     assert!(matches!(err, RemoteStorageError::Refused(_)), "{err:?}");
     let local = S3RemoteStorage::from_config(&ObjectStoreConfig::Local {
         root: key_dir.path().to_owned(),

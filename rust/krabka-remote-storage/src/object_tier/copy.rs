@@ -75,9 +75,17 @@ fn put(
     cancel: CancellationToken,
 ) -> Upload {
     Box::pin(async move {
-        upload(&*store, &key, source, tuning, WriteMode::Overwrite, false, &cancel)
-            .await
-            .map(drop)
+        upload(
+            &*store,
+            &key,
+            source,
+            tuning,
+            WriteMode::Overwrite,
+            false,
+            &cancel,
+        )
+        .await
+        .map(drop)
     })
 }
 

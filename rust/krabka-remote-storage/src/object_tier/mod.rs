@@ -10,7 +10,6 @@
 mod copy;
 mod gcs;
 
-
 use {
     crate::segment_keys::SegmentKeys,
     crate::{
@@ -19,8 +18,7 @@ use {
     },
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
-        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
-        SegmentReader,
+        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
     },
     krabka_object_store::{
         ObjectStoreConfig, S3Config,
@@ -82,7 +80,9 @@ impl S3RemoteStorage {
     /// valid key path, [`RemoteStorageError::Backend`] when the runtime
     /// cannot start.
     pub fn with_store(store: Arc<dyn ObjectStore>, prefix: Option<String>) -> Result<Self> {
-        Ok(Self::on(StoreHandle::new(store, prefix).map_err(spi_error)?))
+        Ok(Self::on(
+            StoreHandle::new(store, prefix).map_err(spi_error)?,
+        ))
     }
 
     /// A tier on a store handle of the store layer.

@@ -1,9 +1,6 @@
 //! Unit tests of the plain object-store tier over the instrumented store.
 
-use {
-    super::*,
-    crate::test_store::*,
-};
+use {super::*, crate::test_store::*};
 
 struct Fixture {
     tier: S3RemoteStorage,
@@ -12,10 +9,7 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let store = Arc::new(Instrumented {
-        inner: InMemory::new(),
-        stats: Arc::default(),
-    });
+    let store = instrumented();
     let tier = S3RemoteStorage::with_store(store.clone(), Some("/tier/".to_owned())).unwrap();
     Fixture {
         tier,
@@ -62,7 +56,8 @@ fn copy_then_fetch_round_trips_under_the_prefix() {
     );
     let listed: Vec<String> = f
         .tier
-        .runtime
+        .store
+        .runtime()
         .block_on({
             let store = f.store.clone();
             async move {

@@ -4,7 +4,7 @@
 //! written by `tests/kafka-fixtures/regenerate.sh`).
 
 use {
-    krabka_remote_storage::{
+    krabka_kafka::{
         LogOffset, RemoteStorageError, TimestampMs,
         index::{
             Compression, ControlRecordType, RecordBatch, TimestampType, first_batch_at_or_after,
