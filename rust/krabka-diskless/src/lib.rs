@@ -16,6 +16,8 @@
 //! never panics, and never allocates from a length it has not checked
 //! against the input. Golden vectors are in `tests/fixtures/diskless/`.
 
+#![forbid(unsafe_code)]
+
 mod capture;
 mod error;
 mod index_key;

@@ -42,6 +42,24 @@ pub fn call<'local, T: Default>(
     env.with_env(body).resolve::<ThrowRemoteStorage>()
 }
 
+/// `err` and its cause chain, `: `-separated, as the exception message: the
+/// JNI boundary is an edge of the stack, the one place where typed causes
+/// become text. A cause whose text the message already holds is skipped.
+#[must_use]
+pub fn message_with_causes(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut current = err.source();
+    while let Some(cause) = current {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        current = cause.source();
+    }
+    message
+}
+
 /// The error policy of [`call`].
 #[derive(Debug)]
 pub struct ThrowRemoteStorage;
@@ -54,7 +72,7 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowRemoteStorage {
         _captures: &mut (),
         err: BridgeError,
     ) -> jni::errors::Result<T> {
-        throw(env, err.exception_kind(), &err.to_string())?;
+        throw(env, err.exception_kind(), &message_with_causes(&err))?;
         Ok(T::default())
     }
 

@@ -21,7 +21,7 @@ pub enum BridgeError {
     /// `worm.enabled` is true but the write-once archive mode cannot start:
     /// an unusable signing key, or a bucket that does not prove it is
     /// locked (or cannot be reached to prove it).
-    #[error("`worm.enabled` is true but the write-once archive cannot start: {0}")]
+    #[error("`worm.enabled` is true but the write-once archive cannot start")]
     WormStartup(#[source] RemoteStorageError),
     /// A JNI call failed (usually because a Java exception is pending).
     #[error("JNI call failed: {0}")]
@@ -122,6 +122,26 @@ mod tests {
         assert_eq!(corrupt.exception_kind(), ExceptionKind::Storage);
         let panic = BridgeError::Panic("boom".to_owned());
         assert_eq!(panic.exception_kind(), ExceptionKind::Storage);
+    }
+
+    #[test]
+    fn exception_messages_carry_the_whole_cause_chain_once() {
+        let startup = BridgeError::WormStartup(RemoteStorageError::Retryable {
+            message: "cannot check the protection of bucket `b`".to_owned(),
+            source: Some(Box::new(io::Error::other("connection refused"))),
+        });
+        assert_eq!(
+            crate::boundary::message_with_causes(&startup),
+            "`worm.enabled` is true but the write-once archive cannot start: \
+             transient remote storage failure: cannot check the protection of bucket `b`: \
+             connection refused"
+        );
+        // A cause already in the message is not repeated.
+        let transparent = BridgeError::from(RemoteStorageError::not_found("index"));
+        assert_eq!(
+            crate::boundary::message_with_causes(&transparent),
+            "index not found"
+        );
     }
 
     #[test]

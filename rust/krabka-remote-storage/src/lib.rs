@@ -1,35 +1,35 @@
-//! KIP-405 tiered-storage SPIs and their implementations for Apache Kafka.
+//! Tiered storage for Apache Kafka (KIP-405): the facade of the
+//! krabka-remote-storage crates, and the remote tiers themselves.
 //!
-//! This crate is the foundation of krabka-remote-storage. It defines the two
-//! plugin SPIs of Kafka's tiered storage and the data model they exchange,
-//! mirroring Apache Kafka's `storage-api` module
-//! (`org.apache.kafka.server.log.remote.storage`), and it supplies the
-//! implementations the rest of the stack builds on.
+//! Every type of the stack is reachable from this crate's root, whichever
+//! crate defines it. The crates below it, one job each, arrows only downward:
 //!
-//! ## What this crate provides
+//! | Layer | Crate | What it holds |
+//! |---|---|---|
+//! | Kafka's side | `krabka-kafka` | The SPIs [`RemoteStorageManager`] and [`RemoteLogMetadataManager`], the data model ([`RemoteLogSegmentMetadata`], [`LogSegmentData`], [`DeleteOutcome`], [`CancellationToken`], …), [`RemoteStorageError`], the key codec ([`partition_dir_name`], [`segment_file_name`], [`kafka_uuid`]) and the decoders of Kafka's index and log formats ([`index`]). Pure: no I/O dependency. |
+//! | Store layer | `krabka-object-store` | Typed S3 / GCS / local configuration ([`S3Config`], [`GcsConfig`], [`ObjectStoreConfig`]) and [`store`]: the runtime, streaming uploads (single PUT or multipart, create-only, hashed in the same pass), ranged readers, deletes, error classes and bucket probes. Knows neither the SPI nor the archive. |
+//! | Archive format | `krabka-worm` | Signed, hash-chained segment manifests ([`SegmentManifest`], [`ManifestSigner`], [`ChainWalk`]), chain seals ([`seal_key`]) and the offline verifier ([`verify_archive`]). |
+//! | Diskless | `krabka-diskless` | Codecs of diskless topics: WAL objects, WAL index records, captures ([`diskless`]). |
+//! | Tiers | this crate | [`LocalTieredStorage`] (filesystem), [`S3RemoteStorage`] (plain object-store tier), [`WormRemoteStorage`] (the write-once archive), [`InmemoryRemoteLogMetadataManager`] (with snapshots in [`dump`]), [`RemoteIndexCache`]. |
 //!
-//! - [`RemoteStorageManager`] copies, fetches, and deletes segment data and
-//!   indexes to and from the remote tier.
-//! - [`RemoteLogMetadataManager`] stores and queries remote-segment metadata,
-//!   with Kafka's lifecycle state machine.
-//! - The data model: [`TopicIdPartition`], [`RemoteLogSegmentId`],
-//!   [`RemoteLogSegmentMetadata`] / [`RemoteLogSegmentMetadataUpdate`],
-//!   [`RemoteLogSegmentState`], [`LogSegmentData`], [`IndexType`],
-//!   [`CustomMetadata`], and the partition-delete lifecycle
-//!   ([`RemotePartitionDeleteMetadata`] / [`RemotePartitionDeleteState`]).
-//! - The remote-tier key codec ([`partition_dir_name`] /
-//!   [`parse_partition_dir_name`], [`segment_file_name`] /
-//!   [`parse_segment_file_name`], [`kafka_uuid`] / [`decode_kafka_uuid`]) and
-//!   the decoders of Kafka's index and log formats in [`index`], which
-//!   together let a reader discover and decode a tier from storage alone.
-//! - [`LocalTieredStorage`], a filesystem [`RemoteStorageManager`]
-//!   byte-compatible with Kafka's own `LocalTieredStorage`.
-//! - [`InmemoryRemoteLogMetadataManager`], a process-memory
-//!   [`RemoteLogMetadataManager`], with snapshots in [`dump`].
-//! - [`RemoteIndexCache`], a bounded on-disk cache of fetched remote indexes.
-//! - [`S3RemoteStorage`], an object-store [`RemoteStorageManager`] for S3,
-//!   S3-compatible servers and Google Cloud Storage, with a
-//!   [`CancellationToken`] to stop a running copy.
+//! ## Modules
+//!
+//! - [`index`]: zero-copy decoders of offset, time and transaction indexes
+//!   and of v2 record batches (all compression codecs).
+//! - [`store`]: the store layer both object-store tiers are built on.
+//! - [`diskless`]: WAL objects, WAL index keys and values, captures, sealing
+//!   and the projection reducer.
+//! - [`dump`]: the in-memory metadata manager's snapshots.
+//! - The write-once archive: [`WormRemoteStorage`] (the tier; also reached
+//!   as [`S3RemoteStorage::with_worm`]), [`WormArchiver`] (its write path),
+//!   [`WormConfig`], the manifest format ([`SegmentManifest`],
+//!   [`ManifestBody`], [`WormChainRecord`]) and [`verify_archive`] /
+//!   [`authenticate_archive`] with their [`ArchiveVerifyReport`].
+//!
+//! The tiers never import each other: the plain object-store tier and the
+//! archive share only the store layer, the key layout and two read helpers.
+//! What a refused delete means is the archive tier's answer
+//! ([`DeleteOutcome::RetainedByArchive`]), not its caller's guess.
 //!
 //! ## Boundary with the broker
 //!

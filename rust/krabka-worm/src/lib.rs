@@ -19,6 +19,8 @@
 //! [`SegmentManifest::from_bytes`], [`verify_manifest_signature`] and
 //! [`ChainWalk`].
 
+#![forbid(unsafe_code)]
+
 mod chain;
 mod digest;
 mod error;
@@ -29,6 +31,7 @@ mod record;
 mod seal;
 mod signature;
 mod stamp;
+#[cfg(feature = "verify")]
 mod verify;
 
 pub use {
@@ -48,16 +51,18 @@ pub use {
         VerifiedManifest, manifest_signing_bytes, verify_manifest_bytes, verify_manifest_signature,
     },
     stamp::{ChainStamp, EpochId, ManifestSeq},
-    verify::{
-        ArchiveVerifyReport, AuthenticatedArchive, DeepProgress, EpochSpan, NoProgress,
-        ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak,
-        VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
-        authenticate_archive, verify_archive, verify_archive_config,
-        verify_archive_config_observed, verify_archive_observed,
-    },
+};
+
+#[cfg(feature = "verify")]
+pub use verify::{
+    ArchiveVerifyReport, AuthenticatedArchive, DeepProgress, EpochSpan, NoProgress,
+    ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth,
+    VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest, authenticate_archive,
+    verify_archive, verify_archive_config, verify_archive_config_observed, verify_archive_observed,
 };
 
 /// The key prefix (under the tier prefix) of the probe objects a start-up
 /// writes to prove the bucket refuses a second create-only write; the
 /// verifier skips it.
+#[cfg(feature = "verify")]
 pub use krabka_object_store::CREATE_ONLY_PROBE_DIR as WORM_PROBE_DIR;

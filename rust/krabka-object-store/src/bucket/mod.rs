@@ -39,10 +39,19 @@ fn refused(bucket: &str, found: &str) -> StoreError {
     StoreError::Refused(format!("bucket `{bucket}` is not WORM-capable: {found}"))
 }
 
-fn unreachable(bucket: &str, err: &dyn std::fmt::Display) -> StoreError {
+fn unreachable(bucket: &str, err: impl std::error::Error + Send + Sync + 'static) -> StoreError {
     StoreError::Retryable {
-        message: format!("cannot check the protection of bucket `{bucket}`: {err}"),
-        source: None,
+        message: format!("cannot check the protection of bucket `{bucket}`"),
+        source: Some(Box::new(err)),
+    }
+}
+
+/// Credentials for the probe could not be resolved: the bucket cannot be
+/// checked, so it is not accepted.
+fn no_credentials(bucket: &str, err: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::Backend {
+        message: format!("no credentials to check the protection of bucket `{bucket}`"),
+        source: Some(Box::new(err)),
     }
 }
 
@@ -57,9 +66,9 @@ pub fn client() -> Result<reqwest::Client> {
 }
 
 pub async fn send(bucket: &str, request: reqwest::RequestBuilder) -> Result<Answer> {
-    let response = request.send().await.map_err(|e| unreachable(bucket, &e))?;
+    let response = request.send().await.map_err(|e| unreachable(bucket, e))?;
     let status = response.status().as_u16();
-    let body = response.text().await.map_err(|e| unreachable(bucket, &e))?;
+    let body = response.text().await.map_err(|e| unreachable(bucket, e))?;
     Ok(Answer { status, body })
 }
 
@@ -240,11 +249,11 @@ pub async fn s3_credentials(config: &S3Config) -> Result<SigningCredentials> {
                 .with_bucket_name(&config.bucket)
                 .with_region(&config.region)
                 .build()
-                .map_err(|e| refused(&config.bucket, &format!("no AWS credentials: {e}")))?;
+                .map_err(|e| no_credentials(&config.bucket, e))?;
             let credential =
                 object_store::CredentialProvider::get_credential(&**store.credentials())
                     .await
-                    .map_err(|e| unreachable(&config.bucket, &e))?;
+                    .map_err(|e| unreachable(&config.bucket, e))?;
             Ok(SigningCredentials {
                 access_key_id: credential.key_id.clone(),
                 secret_access_key: credential.secret_key.clone(),
@@ -267,9 +276,9 @@ async fn gcs_bearer(config: &GcsConfig) -> Result<Option<String>> {
     }
     let store = builder
         .build()
-        .map_err(|e| refused(&config.bucket, &format!("no GCS credentials: {e}")))?;
+        .map_err(|e| no_credentials(&config.bucket, e))?;
     let credential = object_store::CredentialProvider::get_credential(&**store.credentials())
         .await
-        .map_err(|e| unreachable(&config.bucket, &e))?;
+        .map_err(|e| unreachable(&config.bucket, e))?;
     Ok(Some(credential.bearer.clone()).filter(|b| !b.is_empty()))
 }

@@ -154,8 +154,8 @@ impl S3VersionReader {
             request = request.header(name, value);
         }
         let response = request.send().await.map_err(|e| StoreError::Retryable {
-            message: format!("HEAD of an archived version failed: {e}"),
-            source: None,
+            message: "HEAD of an archived version failed".to_owned(),
+            source: Some(Box::new(e)),
         })?;
         Ok((response.status().as_u16(), response.headers().clone()))
     }

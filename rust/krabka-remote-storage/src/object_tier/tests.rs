@@ -425,10 +425,18 @@ fn bad_prefixes_are_refused() {
 }
 
 #[test]
-fn an_invalid_config_is_invalid_argument() {
+fn an_invalid_config_is_a_configuration_error_naming_the_field() {
     let config = S3Config::new("", "us-east-1");
-    assert!(matches!(
-        S3RemoteStorage::from_s3_config(&config),
-        Err(RemoteStorageError::InvalidArgument(_))
-    ));
+    let err = S3RemoteStorage::from_s3_config(&config).unwrap_err();
+    assert_eq!(err.class(), krabka_kafka::ErrorClass::InvalidInput);
+    let RemoteStorageError::Config { what, source } = &err else {
+        panic!("not a configuration error: {err:?}");
+    };
+    assert_eq!(*what, "object store");
+    assert!(
+        source
+            .downcast_ref::<krabka_object_store::ObjectStoreBuildError>()
+            .is_some(),
+        "{source:?}"
+    );
 }
