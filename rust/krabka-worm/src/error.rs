@@ -238,9 +238,9 @@ pub enum WormError {
 
 /// A [`WormError`] as the SPI's error, the `WormError` kept as the typed
 /// cause: key and configuration problems are
-/// [`RemoteStorageError::Config`], an exhausted chain is
-/// [`RemoteStorageError::Refused`], every manifest or chain-record defect is
-/// [`RemoteStorageError::Integrity`].
+/// [`RemoteStorageError::Config`](krabka_kafka::RemoteStorageError::Config), an exhausted chain is
+/// [`RemoteStorageError::Refused`](krabka_kafka::RemoteStorageError::Refused), every manifest or chain-record defect is
+/// [`RemoteStorageError::Integrity`](krabka_kafka::RemoteStorageError::Integrity).
 impl From<WormError> for krabka_kafka::RemoteStorageError {
     fn from(err: WormError) -> Self {
         match err {

@@ -1,28 +1,7 @@
 //! [`WormRemoteStorage`]: the write-once archive as a remote tier of its
 //! own, over the store layer.
 //!
-//! # Contract
-//!
-//! On top of [`RemoteStorageManager`]'s contract:
-//!
-//! - **Start-up proves the bucket write-once** ([`WormRemoteStorage::open`]):
-//!   on S3, versioning `Enabled` and Object Lock with a COMPLIANCE default
-//!   retention; on GCS, versioning and a locked retention policy; on both, a
-//!   second create-only write of a fresh probe key must be refused. Anything
-//!   else is [`RemoteStorageError::Refused`], before any segment is written.
-//! - **Copies are create-only** and sealed onto the partition's signed hash
-//!   chain ([`WormArchiver`]); a copy returns its chain receipt
-//!   ([`WormChainRecord`](krabka_worm::WormChainRecord), at most 128 bytes)
-//!   as custom metadata. A key that exists already is
-//!   [`RemoteStorageError::AlreadyExists`]: nothing is ever overwritten.
-//! - **Deletes are refused without a request**: the answer is
-//!   [`DeleteOutcome::RetainedByArchive`], so Kafka's retention moves on
-//!   while the bucket's retention keeps the bytes.
-//! - **Write-only** ([`WormConfig::write_only`]): every fetch is
-//!   [`RemoteStorageError::Refused`] without a request.
-//! - **Cancellation** stops a copy between requests; what it uploaded stays
-//!   (nothing can be deleted) as unreferenced objects the verifier reports as
-//!   notices.
+//! The whole contract is on [`WormRemoteStorage`].
 
 mod archiver;
 mod config;
@@ -44,8 +23,30 @@ pub use {
 
 /// A write-once archive tier: every copy is create-only and sealed onto a
 /// signed per-partition hash chain, deletes are retained, and (optionally)
-/// fetches are refused. See the [module documentation](self) for the whole
-/// contract.
+/// fetches are refused.
+///
+/// # Contract
+///
+/// On top of [`RemoteStorageManager`]'s contract:
+///
+/// - **Start-up proves the bucket write-once** ([`WormRemoteStorage::open`]):
+///   on S3, versioning `Enabled` and Object Lock with a COMPLIANCE default
+///   retention; on GCS, versioning and a locked retention policy; on both, a
+///   second create-only write of a fresh probe key must be refused. Anything
+///   else is [`RemoteStorageError::Refused`], before any segment is written.
+/// - **Copies are create-only** and sealed onto the partition's signed hash
+///   chain ([`WormArchiver`]); a copy returns its chain receipt
+///   ([`WormChainRecord`](krabka_worm::WormChainRecord), at most 128 bytes)
+///   as custom metadata. A key that exists already is
+///   [`RemoteStorageError::AlreadyExists`]: nothing is ever overwritten.
+/// - **Deletes are refused without a request**: the answer is
+///   [`DeleteOutcome::RetainedByArchive`], so Kafka's retention moves on
+///   while the bucket's retention keeps the bytes.
+/// - **Write-only** ([`WormConfig::write_only`]): every fetch is
+///   [`RemoteStorageError::Refused`] without a request.
+/// - **Cancellation** stops a copy between requests; what it uploaded stays
+///   (nothing can be deleted) as unreferenced objects the verifier reports as
+///   notices.
 #[derive(Debug)]
 pub struct WormRemoteStorage {
     store: StoreHandle,
