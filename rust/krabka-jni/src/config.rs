@@ -3,8 +3,13 @@
 //!
 //! [`keys`] defines every `rsm.config.*` and `rlmm.config.*` key once: name,
 //! type, default, valid values, importance, who reads it, documentation.
+//! [`render`] writes the Java side (`ConfigKeys.java`: constants, the
+//! `ConfigDef`s, the keys passed to the native library) and the tables of
+//! `docs/configuration.md` from it; tests fail when the committed files
+//! differ, and the Java tests compare the adapters' `ConfigDef`s with the
+//! table through `NativeBridge.configTable()`.
 //!
-//! The Java adapter checks each value with its `ConfigDef` and
+//! The Java adapter checks each value with its generated `ConfigDef` and
 //! passes the storage manager's native keys as strings (defaults included,
 //! secrets revealed). [`parse_backend`] checks them again by the same table,
 //! then applies the rules that span keys (what each backend requires, the
@@ -14,6 +19,7 @@
 
 mod error;
 pub mod keys;
+pub mod render;
 mod settings;
 
 pub use error::ConfigError;

@@ -4,11 +4,19 @@
 //! [`KeySpec`] holds its canonical name, its kind (type, default and valid
 //! values), its importance, which plugin reads it, whether it reaches the
 //! native library, and its documentation. Nothing else in the project lists
-//! keys in Rust: the parser (`super::parse_backend`) checks values by this
-//! table and takes its defaults from it.
+//! keys:
+//!
+//! - the Rust parser (`super::parse_backend`) checks values by this table and
+//!   takes its defaults from it;
+//! - `java/…/ConfigKeys.java` (the Java constants, the `ConfigDef`s and the
+//!   list of keys passed to the native library) and the tables of
+//!   `docs/configuration.md` are rendered from it by [`super::render`], and a
+//!   test fails when the committed files differ;
+//! - the Java tests compare the adapters' `ConfigDef`s with this table, read
+//!   through `NativeBridge.configTable()`, key by key.
 //!
 //! Defaults of the object-store keys are `krabka-object-store`'s own
-//! constants.
+//! constants, so the Java side cannot default to something else.
 
 use {
     krabka_object_store::{
