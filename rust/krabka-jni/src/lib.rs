@@ -17,7 +17,9 @@
 //! - [`wire`] is the byte format of metadata crossing the boundary.
 //! - [`copy`] runs segment copies the Java caller can abandon on
 //!   `Thread.interrupt()`; [`stream`] serves fetched segments in bulk chunks.
-//! - [`config`] turns `rsm.config.*` entries into typed backend configs.
+//! - [`config`] defines every plugin configuration key once ([`config::keys`],
+//!   from which the Java `ConfigKeys` class and `docs/configuration.md` are
+//!   generated) and turns `rsm.config.*` entries into typed backend configs.
 //! - One more native method, `io.krabka.remote.storage.WormVerify.run`, is
 //!   the verifier jar: it runs the `krabka-worm-verify` command line
 //!   ([`krabka_worm_verify::run_std`]) and needs none of Kafka's classes.

@@ -1,7 +1,8 @@
-//! Natives for the loader's sanity check and for leak checks in tests.
+//! Natives for the loader's sanity check, for leak checks in tests, and the
+//! configuration key table the Java tests compare their `ConfigDef`s with.
 
 use {
-    crate::{boundary, error::BridgeError, state},
+    crate::{boundary, config::render, error::BridgeError, state},
     jni::{
         EnvUnowned,
         objects::{JClass, JString},
@@ -34,4 +35,14 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_liveHandles<'l
             .ok_or_else(|| BridgeError::InvalidArgument(format!("unknown handle kind {kind}")))?;
         Ok(jint::try_from(live).unwrap_or(jint::MAX))
     })
+}
+
+/// `String configTable()`: the configuration key table, one line per plugin
+/// and key ([`render::java_table`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_configTable<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    boundary::call(&mut env, |env| Ok(env.new_string(render::java_table())?))
 }

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -40,24 +39,39 @@ final class ConfigChecks {
     }
 
     /**
-     * Fails unless {@code key} has a non-blank value.
-     *
-     * @throws ConfigException naming the key
+     * The validator of a {@code Token} text rule of the Rust key table ({@code ConfigKeys} uses
+     * it): accepts null, the empty string, or {@code min} to {@code max} characters of ASCII
+     * letters, digits and {@code punctuation}. The native side applies the same rule
+     * ({@code TextRule::accepts}); {@code ConfigTableTest} checks that both describe it alike.
      */
-    static void require(AbstractConfig config, String key, String backend) {
-        requireWhen(config, key, "backend is " + backend);
-    }
+    static final class TokenValidator implements ConfigDef.Validator {
+        private final int min;
+        private final int max;
+        private final String punctuation;
 
-    /**
-     * Fails unless {@code key} has a non-blank value; the message says it is required when
-     * {@code condition}.
-     *
-     * @throws ConfigException naming the key
-     */
-    static void requireWhen(AbstractConfig config, String key, String condition) {
-        String value = config.getString(key);
-        if (value == null || value.trim().isEmpty()) {
-            throw new ConfigException(key, value, "required when " + condition);
+        TokenValidator(int min, int max, String punctuation) {
+            this.min = min;
+            this.max = max;
+            this.punctuation = punctuation;
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || value.toString().isEmpty()) {
+                return;
+            }
+            String text = value.toString();
+            boolean valid = text.length() >= min && text.length() <= max
+                    && text.chars().allMatch(c -> c < 128
+                            && (Character.isLetterOrDigit(c) || punctuation.indexOf(c) >= 0));
+            if (!valid) {
+                throw new ConfigException(name, value, "expected " + this);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return min + " to " + max + " characters of [A-Za-z0-9" + punctuation + "]";
         }
     }
 }

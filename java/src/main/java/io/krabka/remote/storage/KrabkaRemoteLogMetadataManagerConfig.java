@@ -7,28 +7,24 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigDef.Importance;
-import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Configuration of {@link KrabkaRemoteLogMetadataManager}: the broker's {@code rlmm.config.<key>}
- * properties with the prefix removed. Besides the keys below the broker passes {@code broker.id}, {@code node.id},
- * {@code log.dir}, {@code cluster.id} and, with a metadata listener,
+ * properties with the prefix removed. Its keys are those of {@link ConfigKeys#metadataManager()},
+ * generated from the Rust key table. Besides them the broker passes {@code broker.id},
+ * {@code node.id}, {@code log.dir}, {@code cluster.id} and, with a metadata listener,
  * {@code remote.log.metadata.common.client.*}; those are accepted and ignored. Any other key fails
  * {@code configure()} with a {@link ConfigException} naming it.
  */
 public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
-    public static final String NATIVE_LIBRARY_PATH_CONFIG = NativeLibrary.PATH_CONFIG;
-
     /** Keys the broker adds on its own ({@code node.id} since Kafka 4.4). */
     static final Set<String> BROKER_KEYS = Set.of("broker.id", "node.id", "log.dir", "cluster.id");
     /** Prefixes of keys the broker adds on its own. */
     static final Set<String> BROKER_PREFIXES = Set.of("remote.log.metadata.common.client.");
 
-    public static final ConfigDef CONFIG_DEF = new ConfigDef()
-            .define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
-                    NativeLibrary.PATH_DOC);
+    /** The metadata manager's keys, generated from the Rust key table. */
+    public static final ConfigDef CONFIG_DEF = ConfigKeys.metadataManager();
 
     /**
      * Parses and validates {@code configs}.
@@ -42,6 +38,6 @@ public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
 
     /** The {@code native.library.path} override, or null. */
     String nativeLibraryPath() {
-        return getString(NATIVE_LIBRARY_PATH_CONFIG);
+        return getString(ConfigKeys.NATIVE_LIBRARY_PATH_CONFIG);
     }
 }

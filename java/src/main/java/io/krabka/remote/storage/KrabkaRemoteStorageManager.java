@@ -81,10 +81,10 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
                 previous.close();
             }
             LOG.info("Configured krabka remote storage manager with backend {}{}",
-                    config.getString(KrabkaRemoteStorageManagerConfig.BACKEND_CONFIG),
+                    config.getString(ConfigKeys.BACKEND_CONFIG),
                     config.wormEnabled() ? ", write-once archive mode on (key id "
-                            + config.getString(KrabkaRemoteStorageManagerConfig.WORM_KEY_ID_CONFIG)
-                            + (config.getBoolean(KrabkaRemoteStorageManagerConfig.WORM_WRITE_ONLY_CONFIG)
+                            + config.getString(ConfigKeys.WORM_KEY_ID_CONFIG)
+                            + (config.getBoolean(ConfigKeys.WORM_WRITE_ONLY_CONFIG)
                                     ? ", write-only)" : ")")
                             : "");
         } catch (ConfigException e) {

@@ -99,6 +99,13 @@ final class NativeBridge {
 
     static native int liveHandles(int kind) throws RemoteStorageException;
 
+    /**
+     * The configuration key table the library was built with: one line per plugin and key,
+     * tab-separated (prefix, name, type, default, validator, importance, native or loader, doc),
+     * as {@code ConfigTableTest} compares it with the {@code ConfigDef}s.
+     */
+    static native String configTable() throws RemoteStorageException;
+
     // Present only in libraries built with the `panic-injection` feature (tests).
     static native void testPanic(String message, boolean formatted) throws RemoteStorageException;
 

@@ -33,10 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 final class NativeLibrary {
     /** The plugin setting that overrides the library location. */
-    static final String PATH_CONFIG = "native.library.path";
-    static final String PATH_DOC = "Absolute path of a libkrabka_jni.so to load instead of the one "
-            + "bundled in the jar (for platforms other than linux/x86_64, or a custom build). "
-            + "The system property krabka.native.library.path does the same for every plugin.";
+    static final String PATH_CONFIG = ConfigKeys.NATIVE_LIBRARY_PATH_CONFIG;
     /** The system property that overrides the library location. */
     static final String PATH_PROPERTY = NativeLoader.PATH_PROPERTY;
     /** The system property naming the directory the bundled library is extracted to. */

@@ -1,0 +1,251 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package io.krabka.remote.storage;
+
+import java.util.List;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.ValidString;
+
+/**
+ * The plugins' configuration keys: names, types, defaults, valid values, importance and docs.
+ *
+ * <p>GENERATED from the key table of {@code rust/krabka-jni/src/config/keys.rs}; do not edit.
+ * Regenerate with {@code KRABKA_REGENERATE=1 cargo test -p krabka-jni --lib config::render}
+ * (or {@code gradle configDocs}). {@code cargo test -p krabka-jni} fails when this file is
+ * stale, and {@code ConfigTableTest} compares the {@link ConfigDef}s below with the table of the
+ * native library the tests load.
+ */
+public final class ConfigKeys {
+    /** {@code backend}. */
+    public static final String BACKEND_CONFIG = "backend";
+
+    /** {@code filesystem.root}. */
+    public static final String FILESYSTEM_ROOT_CONFIG = "filesystem.root";
+
+    /** {@code prefix}. */
+    public static final String PREFIX_CONFIG = "prefix";
+
+    /** {@code s3.bucket}. */
+    public static final String S3_BUCKET_CONFIG = "s3.bucket";
+
+    /** {@code s3.region}. */
+    public static final String S3_REGION_CONFIG = "s3.region";
+
+    /** {@code s3.endpoint}. */
+    public static final String S3_ENDPOINT_CONFIG = "s3.endpoint";
+
+    /** {@code s3.path.style}. */
+    public static final String S3_PATH_STYLE_CONFIG = "s3.path.style";
+
+    /** {@code s3.allow.http}. */
+    public static final String S3_ALLOW_HTTP_CONFIG = "s3.allow.http";
+
+    /** {@code s3.access.key.id}. */
+    public static final String S3_ACCESS_KEY_ID_CONFIG = "s3.access.key.id";
+
+    /** {@code s3.secret.access.key}. */
+    public static final String S3_SECRET_ACCESS_KEY_CONFIG = "s3.secret.access.key";
+
+    /** {@code s3.session.token}. */
+    public static final String S3_SESSION_TOKEN_CONFIG = "s3.session.token";
+
+    /** {@code gcs.bucket}. */
+    public static final String GCS_BUCKET_CONFIG = "gcs.bucket";
+
+    /** {@code gcs.endpoint}. */
+    public static final String GCS_ENDPOINT_CONFIG = "gcs.endpoint";
+
+    /** {@code gcs.allow.http}. */
+    public static final String GCS_ALLOW_HTTP_CONFIG = "gcs.allow.http";
+
+    /** {@code gcs.service.account.path}. */
+    public static final String GCS_SERVICE_ACCOUNT_PATH_CONFIG = "gcs.service.account.path";
+
+    /** {@code gcs.service.account.key}. */
+    public static final String GCS_SERVICE_ACCOUNT_KEY_CONFIG = "gcs.service.account.key";
+
+    /** {@code gcs.application.credentials.path}. */
+    public static final String GCS_APPLICATION_CREDENTIALS_PATH_CONFIG =
+            "gcs.application.credentials.path";
+
+    /** {@code multipart.threshold.bytes}. */
+    public static final String MULTIPART_THRESHOLD_BYTES_CONFIG = "multipart.threshold.bytes";
+
+    /** {@code multipart.chunk.size.bytes}. */
+    public static final String MULTIPART_CHUNK_SIZE_BYTES_CONFIG = "multipart.chunk.size.bytes";
+
+    /** {@code max.retries}. */
+    public static final String MAX_RETRIES_CONFIG = "max.retries";
+
+    /** {@code retry.timeout.ms}. */
+    public static final String RETRY_TIMEOUT_MS_CONFIG = "retry.timeout.ms";
+
+    /** {@code request.timeout.ms}. */
+    public static final String REQUEST_TIMEOUT_MS_CONFIG = "request.timeout.ms";
+
+    /** {@code connect.timeout.ms}. */
+    public static final String CONNECT_TIMEOUT_MS_CONFIG = "connect.timeout.ms";
+
+    /** {@code worm.enabled}. */
+    public static final String WORM_ENABLED_CONFIG = "worm.enabled";
+
+    /** {@code worm.signing.key.path}. */
+    public static final String WORM_SIGNING_KEY_PATH_CONFIG = "worm.signing.key.path";
+
+    /** {@code worm.key.id}. */
+    public static final String WORM_KEY_ID_CONFIG = "worm.key.id";
+
+    /** {@code worm.write.only}. */
+    public static final String WORM_WRITE_ONLY_CONFIG = "worm.write.only";
+
+    /** {@code native.library.path}. */
+    public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
+
+    /**
+     * The storage manager's keys that the native library reads, in table order: the adapter
+     * passes their values to it, defaults included.
+     */
+    static final List<String> NATIVE_KEYS = List.of(
+            BACKEND_CONFIG,
+            FILESYSTEM_ROOT_CONFIG,
+            PREFIX_CONFIG,
+            S3_BUCKET_CONFIG,
+            S3_REGION_CONFIG,
+            S3_ENDPOINT_CONFIG,
+            S3_PATH_STYLE_CONFIG,
+            S3_ALLOW_HTTP_CONFIG,
+            S3_ACCESS_KEY_ID_CONFIG,
+            S3_SECRET_ACCESS_KEY_CONFIG,
+            S3_SESSION_TOKEN_CONFIG,
+            GCS_BUCKET_CONFIG,
+            GCS_ENDPOINT_CONFIG,
+            GCS_ALLOW_HTTP_CONFIG,
+            GCS_SERVICE_ACCOUNT_PATH_CONFIG,
+            GCS_SERVICE_ACCOUNT_KEY_CONFIG,
+            GCS_APPLICATION_CREDENTIALS_PATH_CONFIG,
+            MULTIPART_THRESHOLD_BYTES_CONFIG,
+            MULTIPART_CHUNK_SIZE_BYTES_CONFIG,
+            MAX_RETRIES_CONFIG,
+            RETRY_TIMEOUT_MS_CONFIG,
+            REQUEST_TIMEOUT_MS_CONFIG,
+            CONNECT_TIMEOUT_MS_CONFIG,
+            WORM_ENABLED_CONFIG,
+            WORM_SIGNING_KEY_PATH_CONFIG,
+            WORM_KEY_ID_CONFIG,
+            WORM_WRITE_ONLY_CONFIG);
+
+    private ConfigKeys() {
+    }
+
+    /** The definitions of the storage manager's keys ({@code rsm.config.*}). */
+    static ConfigDef storageManager() {
+        ConfigDef def = new ConfigDef();
+        def.define(BACKEND_CONFIG, Type.STRING, "filesystem",
+                ValidString.in("filesystem", "s3", "gcs"), Importance.HIGH,
+                "The remote tier: <code>filesystem</code> (a directory, "
+                        + "byte-compatible with Apache Kafka's LocalTieredStorage), "
+                        + "<code>s3</code> (Amazon S3 or an S3-compatible server) or "
+                        + "<code>gcs</code> (Google Cloud Storage).");
+        def.define(FILESYSTEM_ROOT_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Directory of the filesystem tier; required when backend is "
+                        + "filesystem. Every broker must see the same directory (a shared "
+                        + "mount).");
+        def.define(PREFIX_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Key prefix inside the S3 or GCS bucket, without a leading or "
+                        + "trailing '/'.");
+        def.define(S3_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
+                "S3 bucket; required when backend is s3.");
+        def.define(S3_REGION_CONFIG, Type.STRING, null, Importance.HIGH,
+                "S3 region (any non-empty value for S3-compatible servers); required "
+                        + "when backend is s3.");
+        def.define(S3_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Endpoint URL of an S3-compatible server; unset means AWS.");
+        def.define(S3_PATH_STYLE_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Path-style addressing (endpoint/bucket/key) instead of "
+                        + "virtual-hosted buckets.");
+        def.define(S3_ALLOW_HTTP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Allow a plain http:// endpoint.");
+        def.define(S3_ACCESS_KEY_ID_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Static access key id; unset means the ambient AWS credential chain "
+                        + "(environment, web identity, instance metadata).");
+        def.define(S3_SECRET_ACCESS_KEY_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "Secret access key for s3.access.key.id.");
+        def.define(S3_SESSION_TOKEN_CONFIG, Type.PASSWORD, null, Importance.LOW,
+                "Session token for temporary static credentials.");
+        def.define(GCS_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
+                "GCS bucket; required when backend is gcs.");
+        def.define(GCS_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Base URL of a GCS-compatible endpoint (an emulator); unset means "
+                        + "Google.");
+        def.define(GCS_ALLOW_HTTP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Allow a plain http:// endpoint.");
+        def.define(GCS_SERVICE_ACCOUNT_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Path to a service-account JSON key file.");
+        def.define(GCS_SERVICE_ACCOUNT_KEY_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "A service-account JSON key given inline (not together with "
+                        + "gcs.service.account.path).");
+        def.define(GCS_APPLICATION_CREDENTIALS_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                "Path to application-default credentials.");
+        def.define(MULTIPART_THRESHOLD_BYTES_CONFIG, Type.LONG, 16777216L,
+                Range.between(1L, 5368709120L), Importance.LOW,
+                "Objects of at least this many bytes are uploaded in parts. A smaller "
+                        + "object goes in one PUT whose whole body is held in native memory, so "
+                        + "a threshold above multipart.chunk.size.bytes raises the memory a "
+                        + "copy needs (see docs/object-store.md); the default is one part.");
+        def.define(MULTIPART_CHUNK_SIZE_BYTES_CONFIG, Type.LONG, 16777216L,
+                Range.between(5242880L, 5368709120L), Importance.LOW,
+                "Bytes per part of a multipart upload (S3 needs at least 5 MiB); a "
+                        + "copy holds a few parts in native memory at once (see "
+                        + "docs/object-store.md).");
+        def.define(MAX_RETRIES_CONFIG, Type.INT, 10, Range.atLeast(0), Importance.LOW,
+                "Retries of a transient object-store failure.");
+        def.define(RETRY_TIMEOUT_MS_CONFIG, Type.LONG, 180000L, Range.atLeast(1L), Importance.LOW,
+                "Total time budget for retrying one request.");
+        def.define(REQUEST_TIMEOUT_MS_CONFIG, Type.LONG, 30000L, Range.atLeast(1L), Importance.LOW,
+                "Time budget of one object-store request.");
+        def.define(CONNECT_TIMEOUT_MS_CONFIG, Type.LONG, 5000L, Range.atLeast(1L), Importance.LOW,
+                "Time budget of one connection attempt.");
+        def.define(WORM_ENABLED_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM,
+                "Write-once (WORM) archive mode of the s3 and gcs backends (see "
+                        + "docs/worm.md): start-up refuses unless the bucket proves it is "
+                        + "locked (S3 Object Lock in COMPLIANCE mode with a default retention, "
+                        + "or a locked GCS retention policy); every copy is sealed by a signed "
+                        + "manifest on a per-partition hash chain; deletes are refused, and "
+                        + "Kafka's deletes of a segment only log a warning. Needs "
+                        + "worm.signing.key.path and worm.key.id; refused with backend "
+                        + "filesystem. While false, the other worm.* keys are accepted and "
+                        + "ignored.");
+        def.define(WORM_SIGNING_KEY_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Unencrypted PKCS#8 Ed25519 private key file, DER or PEM (openssl "
+                        + "genpkey -algorithm ed25519), that signs the manifests; required when "
+                        + "worm.enabled is true.");
+        def.define(WORM_KEY_ID_CONFIG, Type.STRING, null,
+                new ConfigChecks.TokenValidator(1, 64, "._-"), Importance.MEDIUM,
+                "The id written into every manifest, under which auditors look up the "
+                        + "public key; required when worm.enabled is true.");
+        def.define(WORM_WRITE_ONLY_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Refuse every fetch: the archive is a sink that only auditors read, "
+                        + "and consumers cannot read tiered data through this broker.");
+        def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                "Absolute path of a libkrabka_jni.so to load instead of the one "
+                        + "bundled in the jar (for platforms other than linux/x86_64, or a "
+                        + "custom build). The system property krabka.native.library.path does "
+                        + "the same for every plugin.");
+        return def;
+    }
+
+    /** The definitions of the metadata manager's keys ({@code rlmm.config.*}). */
+    static ConfigDef metadataManager() {
+        ConfigDef def = new ConfigDef();
+        def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                "Absolute path of a libkrabka_jni.so to load instead of the one "
+                        + "bundled in the jar (for platforms other than linux/x86_64, or a "
+                        + "custom build). The system property krabka.native.library.path does "
+                        + "the same for every plugin.");
+        return def;
+    }
+}

@@ -1,0 +1,694 @@
+//! The one table of the plugins' configuration keys.
+//!
+//! Every `rsm.config.*` and `rlmm.config.*` key is a [`ConfigKey`]; its
+//! [`KeySpec`] holds its canonical name, its kind (type, default and valid
+//! values), its importance, which plugin reads it, whether it reaches the
+//! native library, and its documentation. Nothing else in the project lists
+//! keys:
+//!
+//! - the Rust parser (`super::parse_backend`) checks values by this table and
+//!   takes its defaults from it;
+//! - `java/…/ConfigKeys.java` (the Java constants, the `ConfigDef`s and the
+//!   list of keys passed to the native library) and the tables of
+//!   `docs/configuration.md` are rendered from it by [`super::render`], and a
+//!   test fails when the committed files differ;
+//! - the Java tests compare the adapters' `ConfigDef`s with this table, read
+//!   through `NativeBridge.configTable()`, key by key.
+//!
+//! Defaults of the object-store keys are `krabka-object-store`'s own
+//! constants, so the Java side cannot default to something else.
+
+use {
+    krabka_object_store::{
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
+        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT,
+    },
+    std::{fmt, time::Duration},
+};
+
+/// A configuration key of the plugins (`rsm.config.<key>`, `rlmm.config.<key>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ConfigKey {
+    /// `backend`.
+    Backend,
+    /// `filesystem.root`.
+    FilesystemRoot,
+    /// `prefix`.
+    Prefix,
+    /// `s3.bucket`.
+    S3Bucket,
+    /// `s3.region`.
+    S3Region,
+    /// `s3.endpoint`.
+    S3Endpoint,
+    /// `s3.path.style`.
+    S3PathStyle,
+    /// `s3.allow.http`.
+    S3AllowHttp,
+    /// `s3.access.key.id`.
+    S3AccessKeyId,
+    /// `s3.secret.access.key`.
+    S3SecretAccessKey,
+    /// `s3.session.token`.
+    S3SessionToken,
+    /// `gcs.bucket`.
+    GcsBucket,
+    /// `gcs.endpoint`.
+    GcsEndpoint,
+    /// `gcs.allow.http`.
+    GcsAllowHttp,
+    /// `gcs.service.account.path`.
+    GcsServiceAccountPath,
+    /// `gcs.service.account.key`.
+    GcsServiceAccountKey,
+    /// `gcs.application.credentials.path`.
+    GcsApplicationCredentialsPath,
+    /// `multipart.threshold.bytes`.
+    MultipartThresholdBytes,
+    /// `multipart.chunk.size.bytes`.
+    MultipartChunkSizeBytes,
+    /// `max.retries`.
+    MaxRetries,
+    /// `retry.timeout.ms`.
+    RetryTimeoutMs,
+    /// `request.timeout.ms`.
+    RequestTimeoutMs,
+    /// `connect.timeout.ms`.
+    ConnectTimeoutMs,
+    /// `worm.enabled`.
+    WormEnabled,
+    /// `worm.signing.key.path`.
+    WormSigningKeyPath,
+    /// `worm.key.id`.
+    WormKeyId,
+    /// `worm.write.only`.
+    WormWriteOnly,
+    /// `native.library.path`.
+    NativeLibraryPath,
+}
+
+/// Everything the table says about one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeySpec {
+    /// The canonical name, without the `rsm.config.` / `rlmm.config.` prefix.
+    pub name: &'static str,
+    /// Type, default and valid values.
+    pub kind: Kind,
+    /// Kafka's `ConfigDef.Importance`.
+    pub importance: Importance,
+    /// Which plugins accept the key.
+    pub scope: Scope,
+    /// Who reads the value.
+    pub reader: Reader,
+    /// The documentation: one line of plain text (HTML `<code>` allowed), no
+    /// `|`, tab or newline, ASCII only.
+    pub doc: &'static str,
+}
+
+/// A key's type, with its default and valid values; each variant is one of
+/// Kafka's `ConfigDef.Type`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `STRING`: text, unset by default unless `default` says otherwise.
+    Text {
+        /// The default, `None` for unset.
+        default: Option<&'static str>,
+        /// What text is valid.
+        rule: TextRule,
+    },
+    /// `PASSWORD`: a secret, unset by default, any text, hidden in logs.
+    Secret,
+    /// `BOOLEAN`: `true` or `false`, any case.
+    Boolean {
+        /// The default.
+        default: bool,
+    },
+    /// `INT`: a 32-bit integer.
+    Int {
+        /// The default.
+        default: i32,
+        /// The valid values.
+        range: Range,
+    },
+    /// `LONG`: a 64-bit integer.
+    Long {
+        /// The default.
+        default: i64,
+        /// The valid values.
+        range: Range,
+    },
+}
+
+/// The text a [`Kind::Text`] key accepts (besides unset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextRule {
+    /// Any text.
+    Any,
+    /// Exactly one of these (case-sensitive).
+    OneOf(&'static [&'static str]),
+    /// `min_len` to `max_len` characters of ASCII letters, digits and
+    /// `punctuation`.
+    Token {
+        /// The fewest characters.
+        min_len: usize,
+        /// The most characters.
+        max_len: usize,
+        /// The characters allowed besides ASCII letters and digits.
+        punctuation: &'static str,
+    },
+}
+
+/// Inclusive bounds of an integer key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    /// The smallest valid value.
+    pub min: i64,
+    /// The largest valid value; `None` is the type's maximum.
+    pub max: Option<i64>,
+}
+
+/// Kafka's `ConfigDef.Importance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Importance {
+    /// `HIGH`.
+    High,
+    /// `MEDIUM`.
+    Medium,
+    /// `LOW`.
+    Low,
+}
+
+/// Which plugins accept a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Only the storage manager (`rsm.config.*`).
+    StorageManager,
+    /// The storage manager and the metadata manager (`rlmm.config.*`).
+    BothPlugins,
+}
+
+/// Who reads a key's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The native library: the Java adapter passes the value to
+    /// `rsmOpen`, defaults included.
+    Native,
+    /// The Java loader, before the native library exists; never passed on.
+    Loader,
+}
+
+/// A plugin whose keys the table lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plugin {
+    /// `KrabkaRemoteStorageManager`, `rsm.config.*`.
+    StorageManager,
+    /// `KrabkaRemoteLogMetadataManager`, `rlmm.config.*`.
+    MetadataManager,
+}
+
+/// A value checked against its key's kind and rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// A [`Kind::Text`] or [`Kind::Secret`] value, trimmed.
+    Text(&'a str),
+    /// A [`Kind::Boolean`] value.
+    Boolean(bool),
+    /// A [`Kind::Int`] or [`Kind::Long`] value.
+    Integer(i64),
+}
+
+const MIB: i64 = 1024 * 1024;
+/// The largest object S3 accepts in one PUT, and the largest part (5 GiB);
+/// `krabka-object-store` refuses larger thresholds and parts too (a test
+/// checks the bounds agree).
+const MAX_SINGLE_PUT: i64 = 5 * 1024 * MIB;
+/// The smallest part S3 accepts for every part but the last (5 MiB).
+const MIN_PART: i64 = 5 * MIB;
+
+const DEFAULT_THRESHOLD: i64 = unsigned(DEFAULT_MULTIPART_THRESHOLD);
+const DEFAULT_CHUNK_SIZE: i64 = unsigned(DEFAULT_MULTIPART_CHUNK_SIZE as u64);
+const DEFAULT_RETRIES: i32 = int(DEFAULT_MAX_RETRIES);
+const DEFAULT_RETRY_TIMEOUT_MS: i64 = millis(DEFAULT_RETRY_TIMEOUT);
+const DEFAULT_REQUEST_TIMEOUT_MS: i64 = millis(DEFAULT_REQUEST_TIMEOUT);
+const DEFAULT_CONNECT_TIMEOUT_MS: i64 = millis(DEFAULT_CONNECT_TIMEOUT);
+
+/// `value` as a Java `long`; evaluated at compile time, so too large a
+/// default does not build.
+const fn unsigned(value: u64) -> i64 {
+    assert!(value <= i64::MAX as u64, "default out of the range of long");
+    value as i64
+}
+
+/// `value` as a Java `int`, checked at compile time.
+const fn int(value: usize) -> i32 {
+    assert!(
+        value <= i32::MAX as usize,
+        "default out of the range of int"
+    );
+    value as i32
+}
+
+/// `duration` in milliseconds as a Java `long`, checked at compile time.
+const fn millis(duration: Duration) -> i64 {
+    let ms = duration.as_millis();
+    assert!(ms <= i64::MAX as u128, "default out of the range of long");
+    ms as i64
+}
+
+const AT_LEAST_ONE: Range = Range { min: 1, max: None };
+
+const fn text(importance: Importance, doc: &'static str) -> (Kind, Importance, &'static str) {
+    (
+        Kind::Text {
+            default: None,
+            rule: TextRule::Any,
+        },
+        importance,
+        doc,
+    )
+}
+
+const fn boolean(importance: Importance, doc: &'static str) -> (Kind, Importance, &'static str) {
+    (Kind::Boolean { default: false }, importance, doc)
+}
+
+const fn long(
+    default: i64,
+    range: Range,
+    importance: Importance,
+    doc: &'static str,
+) -> (Kind, Importance, &'static str) {
+    (Kind::Long { default, range }, importance, doc)
+}
+
+impl ConfigKey {
+    /// Every key, in table order (the order of the Java `ConfigDef`s).
+    pub const ALL: [Self; 28] = [
+        Self::Backend,
+        Self::FilesystemRoot,
+        Self::Prefix,
+        Self::S3Bucket,
+        Self::S3Region,
+        Self::S3Endpoint,
+        Self::S3PathStyle,
+        Self::S3AllowHttp,
+        Self::S3AccessKeyId,
+        Self::S3SecretAccessKey,
+        Self::S3SessionToken,
+        Self::GcsBucket,
+        Self::GcsEndpoint,
+        Self::GcsAllowHttp,
+        Self::GcsServiceAccountPath,
+        Self::GcsServiceAccountKey,
+        Self::GcsApplicationCredentialsPath,
+        Self::MultipartThresholdBytes,
+        Self::MultipartChunkSizeBytes,
+        Self::MaxRetries,
+        Self::RetryTimeoutMs,
+        Self::RequestTimeoutMs,
+        Self::ConnectTimeoutMs,
+        Self::WormEnabled,
+        Self::WormSigningKeyPath,
+        Self::WormKeyId,
+        Self::WormWriteOnly,
+        Self::NativeLibraryPath,
+    ];
+
+    /// The table row of this key.
+    ///
+    /// One arm per key: this match is the table.
+    #[must_use]
+    pub const fn spec(self) -> KeySpec {
+        use Importance::{High, Low, Medium};
+        let (kind, importance, doc) = match self {
+            Self::Backend => (
+                Kind::Text {
+                    default: Some("filesystem"),
+                    rule: TextRule::OneOf(&["filesystem", "s3", "gcs"]),
+                },
+                High,
+                "The remote tier: <code>filesystem</code> (a directory, byte-compatible with Apache \
+                 Kafka's LocalTieredStorage), <code>s3</code> (Amazon S3 or an S3-compatible server) \
+                 or <code>gcs</code> (Google Cloud Storage).",
+            ),
+            Self::FilesystemRoot => text(
+                High,
+                "Directory of the filesystem tier; required when backend is filesystem. Every \
+                 broker must see the same directory (a shared mount).",
+            ),
+            Self::Prefix => text(
+                Medium,
+                "Key prefix inside the S3 or GCS bucket, without a leading or trailing '/'.",
+            ),
+            Self::S3Bucket => text(High, "S3 bucket; required when backend is s3."),
+            Self::S3Region => text(
+                High,
+                "S3 region (any non-empty value for S3-compatible servers); required when backend \
+                 is s3.",
+            ),
+            Self::S3Endpoint => text(
+                Medium,
+                "Endpoint URL of an S3-compatible server; unset means AWS.",
+            ),
+            Self::S3PathStyle => boolean(
+                Low,
+                "Path-style addressing (endpoint/bucket/key) instead of virtual-hosted buckets.",
+            ),
+            Self::S3AllowHttp => boolean(Low, "Allow a plain http:// endpoint."),
+            Self::S3AccessKeyId => text(
+                Medium,
+                "Static access key id; unset means the ambient AWS credential chain (environment, \
+                 web identity, instance metadata).",
+            ),
+            Self::S3SecretAccessKey => (
+                Kind::Secret,
+                Medium,
+                "Secret access key for s3.access.key.id.",
+            ),
+            Self::S3SessionToken => (
+                Kind::Secret,
+                Low,
+                "Session token for temporary static credentials.",
+            ),
+            Self::GcsBucket => text(High, "GCS bucket; required when backend is gcs."),
+            Self::GcsEndpoint => text(
+                Medium,
+                "Base URL of a GCS-compatible endpoint (an emulator); unset means Google.",
+            ),
+            Self::GcsAllowHttp => boolean(Low, "Allow a plain http:// endpoint."),
+            Self::GcsServiceAccountPath => text(Medium, "Path to a service-account JSON key file."),
+            Self::GcsServiceAccountKey => (
+                Kind::Secret,
+                Medium,
+                "A service-account JSON key given inline (not together with \
+                 gcs.service.account.path).",
+            ),
+            Self::GcsApplicationCredentialsPath => {
+                text(Low, "Path to application-default credentials.")
+            }
+            Self::MultipartThresholdBytes => long(
+                DEFAULT_THRESHOLD,
+                Range {
+                    min: 1,
+                    max: Some(MAX_SINGLE_PUT),
+                },
+                Low,
+                "Objects of at least this many bytes are uploaded in parts. A smaller object \
+                 goes in one PUT whose whole body is held in native memory, so a threshold above \
+                 multipart.chunk.size.bytes raises the memory a copy needs (see \
+                 docs/object-store.md); the default is one part.",
+            ),
+            Self::MultipartChunkSizeBytes => long(
+                DEFAULT_CHUNK_SIZE,
+                Range {
+                    min: MIN_PART,
+                    max: Some(MAX_SINGLE_PUT),
+                },
+                Low,
+                "Bytes per part of a multipart upload (S3 needs at least 5 MiB); a copy holds a \
+                 few parts in native memory at once (see docs/object-store.md).",
+            ),
+            Self::MaxRetries => (
+                Kind::Int {
+                    default: DEFAULT_RETRIES,
+                    range: Range { min: 0, max: None },
+                },
+                Low,
+                "Retries of a transient object-store failure.",
+            ),
+            Self::RetryTimeoutMs => long(
+                DEFAULT_RETRY_TIMEOUT_MS,
+                AT_LEAST_ONE,
+                Low,
+                "Total time budget for retrying one request.",
+            ),
+            Self::RequestTimeoutMs => long(
+                DEFAULT_REQUEST_TIMEOUT_MS,
+                AT_LEAST_ONE,
+                Low,
+                "Time budget of one object-store request.",
+            ),
+            Self::ConnectTimeoutMs => long(
+                DEFAULT_CONNECT_TIMEOUT_MS,
+                AT_LEAST_ONE,
+                Low,
+                "Time budget of one connection attempt.",
+            ),
+            Self::WormEnabled => boolean(
+                Medium,
+                "Write-once (WORM) archive mode of the s3 and gcs backends (see docs/worm.md): \
+                 start-up refuses unless the bucket proves it is locked (S3 Object Lock in \
+                 COMPLIANCE mode with a default retention, or a locked GCS retention policy); \
+                 every copy is sealed by a signed manifest on a per-partition hash chain; deletes \
+                 are refused, and Kafka's deletes of a segment only log a warning. Needs \
+                 worm.signing.key.path and worm.key.id; refused with backend filesystem. While \
+                 false, the other worm.* keys are accepted and ignored.",
+            ),
+            Self::WormSigningKeyPath => text(
+                Medium,
+                "Unencrypted PKCS#8 Ed25519 private key file, DER or PEM (openssl genpkey \
+                 -algorithm ed25519), that signs the manifests; required when worm.enabled is \
+                 true.",
+            ),
+            Self::WormKeyId => (
+                Kind::Text {
+                    default: None,
+                    rule: TextRule::Token {
+                        min_len: 1,
+                        max_len: 64,
+                        punctuation: "._-",
+                    },
+                },
+                Medium,
+                "The id written into every manifest, under which auditors look up the public key; \
+                 required when worm.enabled is true.",
+            ),
+            Self::WormWriteOnly => boolean(
+                Low,
+                "Refuse every fetch: the archive is a sink that only auditors read, and consumers \
+                 cannot read tiered data through this broker.",
+            ),
+            Self::NativeLibraryPath => text(
+                Low,
+                "Absolute path of a libkrabka_jni.so to load instead of the one bundled in the jar \
+                 (for platforms other than linux/x86_64, or a custom build). The system property \
+                 krabka.native.library.path does the same for every plugin.",
+            ),
+        };
+        let (scope, reader) = match self {
+            Self::NativeLibraryPath => (Scope::BothPlugins, Reader::Loader),
+            _ => (Scope::StorageManager, Reader::Native),
+        };
+        KeySpec {
+            name: self.name(),
+            kind,
+            importance,
+            scope,
+            reader,
+            doc,
+        }
+    }
+
+    /// The canonical name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Backend => "backend",
+            Self::FilesystemRoot => "filesystem.root",
+            Self::Prefix => "prefix",
+            Self::S3Bucket => "s3.bucket",
+            Self::S3Region => "s3.region",
+            Self::S3Endpoint => "s3.endpoint",
+            Self::S3PathStyle => "s3.path.style",
+            Self::S3AllowHttp => "s3.allow.http",
+            Self::S3AccessKeyId => "s3.access.key.id",
+            Self::S3SecretAccessKey => "s3.secret.access.key",
+            Self::S3SessionToken => "s3.session.token",
+            Self::GcsBucket => "gcs.bucket",
+            Self::GcsEndpoint => "gcs.endpoint",
+            Self::GcsAllowHttp => "gcs.allow.http",
+            Self::GcsServiceAccountPath => "gcs.service.account.path",
+            Self::GcsServiceAccountKey => "gcs.service.account.key",
+            Self::GcsApplicationCredentialsPath => "gcs.application.credentials.path",
+            Self::MultipartThresholdBytes => "multipart.threshold.bytes",
+            Self::MultipartChunkSizeBytes => "multipart.chunk.size.bytes",
+            Self::MaxRetries => "max.retries",
+            Self::RetryTimeoutMs => "retry.timeout.ms",
+            Self::RequestTimeoutMs => "request.timeout.ms",
+            Self::ConnectTimeoutMs => "connect.timeout.ms",
+            Self::WormEnabled => "worm.enabled",
+            Self::WormSigningKeyPath => "worm.signing.key.path",
+            Self::WormKeyId => "worm.key.id",
+            Self::WormWriteOnly => "worm.write.only",
+            Self::NativeLibraryPath => "native.library.path",
+        }
+    }
+
+    /// The key named `name` that `plugin` accepts.
+    #[must_use]
+    pub fn of_plugin(plugin: Plugin, name: &str) -> Option<Self> {
+        Self::of(plugin).find(|key| key.name() == name)
+    }
+
+    /// The keys `plugin` accepts, in table order.
+    pub fn of(plugin: Plugin) -> impl Iterator<Item = Self> {
+        Self::ALL
+            .into_iter()
+            .filter(move |key| key.spec().scope.includes(plugin))
+    }
+
+    /// Whether the value is a secret (Kafka `PASSWORD`): never logged, never
+    /// echoed in an error.
+    #[must_use]
+    pub const fn is_secret(self) -> bool {
+        matches!(self.spec().kind, Kind::Secret)
+    }
+
+    /// Checks `text` (already trimmed, not empty) against the key's kind and
+    /// rule; `None` when it is not a valid value of this key.
+    #[must_use]
+    pub fn parse(self, text: &str) -> Option<Value<'_>> {
+        match self.spec().kind {
+            Kind::Text { rule, .. } => rule.accepts(text).then_some(Value::Text(text)),
+            Kind::Secret => Some(Value::Text(text)),
+            Kind::Boolean { .. } => {
+                if text.eq_ignore_ascii_case("true") {
+                    Some(Value::Boolean(true))
+                } else if text.eq_ignore_ascii_case("false") {
+                    Some(Value::Boolean(false))
+                } else {
+                    None
+                }
+            }
+            Kind::Int { range, .. } => text
+                .parse::<i32>()
+                .ok()
+                .map(i64::from)
+                .filter(|n| range.contains(*n))
+                .map(Value::Integer),
+            Kind::Long { range, .. } => text
+                .parse::<i64>()
+                .ok()
+                .filter(|n| range.contains(*n))
+                .map(Value::Integer),
+        }
+    }
+
+    /// The value of an unset key: its default, `None` for an unset text.
+    #[must_use]
+    pub const fn default_value(self) -> Option<Value<'static>> {
+        match self.spec().kind {
+            Kind::Text { default, .. } => match default {
+                Some(text) => Some(Value::Text(text)),
+                None => None,
+            },
+            Kind::Secret => None,
+            Kind::Boolean { default } => Some(Value::Boolean(default)),
+            Kind::Int { default, .. } => Some(Value::Integer(default as i64)),
+            Kind::Long { default, .. } => Some(Value::Integer(default)),
+        }
+    }
+
+    /// What a valid value looks like, for error messages.
+    #[must_use]
+    pub const fn expected(self) -> Expected {
+        Expected(self)
+    }
+}
+
+impl fmt::Display for ConfigKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A key's valid values in words ("true or false", "an integer from 1 to
+/// 5368709120"), as [`ConfigKey::expected`] returns them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expected(ConfigKey);
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.spec().kind {
+            Kind::Text { rule, .. } => match rule {
+                TextRule::Any => f.write_str("any text"),
+                TextRule::OneOf(values) => write!(f, "one of {}", values.join(", ")),
+                TextRule::Token { .. } => f.write_str(&rule.describe().unwrap_or_default()),
+            },
+            Kind::Secret => f.write_str("any text"),
+            Kind::Boolean { .. } => f.write_str("true or false"),
+            Kind::Int { range, .. } => range.describe(f, i64::from(i32::MAX)),
+            Kind::Long { range, .. } => range.describe(f, i64::MAX),
+        }
+    }
+}
+
+impl TextRule {
+    /// Whether `text` is valid.
+    #[must_use]
+    pub fn accepts(self, text: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::OneOf(values) => values.contains(&text),
+            Self::Token {
+                min_len,
+                max_len,
+                punctuation,
+            } => {
+                (min_len..=max_len).contains(&text.len())
+                    && text
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || punctuation.contains(c))
+            }
+        }
+    }
+
+    /// The rule in words, as Kafka's `ConfigDef` validator prints it: `[a, b]`
+    /// for [`TextRule::OneOf`], `1 to 64 characters of [A-Za-z0-9._-]` for a
+    /// [`TextRule::Token`]; `None` for [`TextRule::Any`] (no validator).
+    #[must_use]
+    pub fn describe(self) -> Option<String> {
+        match self {
+            Self::Any => None,
+            Self::OneOf(values) => Some(format!("[{}]", values.join(", "))),
+            Self::Token {
+                min_len,
+                max_len,
+                punctuation,
+            } => Some(format!(
+                "{min_len} to {max_len} characters of [A-Za-z0-9{punctuation}]"
+            )),
+        }
+    }
+}
+
+impl Range {
+    /// Whether `n` is within the bounds.
+    #[must_use]
+    pub fn contains(self, n: i64) -> bool {
+        n >= self.min && self.max.is_none_or(|max| n <= max)
+    }
+
+    fn describe(self, f: &mut fmt::Formatter<'_>, type_max: i64) -> fmt::Result {
+        write!(
+            f,
+            "an integer from {} to {}",
+            self.min,
+            self.max.unwrap_or(type_max)
+        )
+    }
+}
+
+impl Scope {
+    /// Whether `plugin` accepts keys of this scope.
+    #[must_use]
+    pub const fn includes(self, plugin: Plugin) -> bool {
+        matches!(
+            (self, plugin),
+            (Self::BothPlugins, _) | (Self::StorageManager, Plugin::StorageManager)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;

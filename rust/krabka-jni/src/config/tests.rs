@@ -1,0 +1,469 @@
+use {
+    super::*,
+    keys::ConfigKey::{
+        Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
+        GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
+        NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
+        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, WormEnabled, WormKeyId,
+        WormSigningKeyPath, WormWriteOnly,
+    },
+    krabka_object_store::{
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
+        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT,
+    },
+};
+
+fn entries(pairs: &[(ConfigKey, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.name().to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn with(
+    base: &[(ConfigKey, impl AsRef<str>)],
+    more: &[(ConfigKey, &str)],
+) -> Vec<(String, String)> {
+    base.iter()
+        .map(|(k, v)| (k.name().to_owned(), v.as_ref().to_owned()))
+        .chain(entries(more))
+        .collect()
+}
+
+const S3: [(ConfigKey, &str); 3] = [(Backend, "s3"), (S3Bucket, "archive"), (S3Region, "r")];
+
+fn s3(config: BackendConfig) -> S3Config {
+    let BackendConfig::ObjectStore { store, worm: None } = config else {
+        panic!("expected an object store config without WORM, got {config:?}");
+    };
+    let ObjectStoreConfig::S3(s3) = *store else {
+        panic!("expected an S3 config, got {store:?}");
+    };
+    s3
+}
+
+#[test]
+fn filesystem_is_the_default_backend_and_needs_a_root() {
+    let config = parse_backend(&entries(&[(FilesystemRoot, "/tmp/tier")])).unwrap();
+    assert_eq!(
+        config,
+        BackendConfig::Filesystem {
+            root: PathBuf::from("/tmp/tier")
+        }
+    );
+    assert_eq!(
+        parse_backend(&entries(&[])),
+        Err(ConfigError::Missing {
+            key: FilesystemRoot,
+            backend: "filesystem"
+        })
+    );
+    // A blank value is unset.
+    assert_eq!(
+        parse_backend(&entries(&[(FilesystemRoot, "  ")])),
+        Err(ConfigError::Missing {
+            key: FilesystemRoot,
+            backend: "filesystem"
+        })
+    );
+}
+
+#[test]
+fn unknown_keys_are_named_and_the_valid_ones_listed() {
+    let pairs = [
+        (FilesystemRoot.name().to_owned(), "/x".to_owned()),
+        ("s3.buckett".to_owned(), "b".to_owned()),
+    ];
+    let err = parse_backend(&pairs).unwrap_err();
+    assert_eq!(
+        err,
+        ConfigError::Unknown {
+            key: "s3.buckett".to_owned()
+        }
+    );
+    let message = err.to_string();
+    for key in ConfigKey::of(keys::Plugin::StorageManager) {
+        assert!(message.contains(&format!(" {key}")), "{message}");
+    }
+    // Keys the broker adds are the Java adapter's business; it never passes them.
+    let broker = [("node.id".to_owned(), "1".to_owned())];
+    assert!(matches!(
+        parse_backend(&broker),
+        Err(ConfigError::Unknown { .. })
+    ));
+}
+
+#[test]
+fn the_loader_key_is_accepted_and_ignored() {
+    assert_eq!(
+        parse_backend(&entries(&[
+            (FilesystemRoot, "/tier"),
+            (NativeLibraryPath, "/opt/libkrabka_jni.so"),
+        ])),
+        Ok(BackendConfig::Filesystem {
+            root: PathBuf::from("/tier")
+        })
+    );
+}
+
+#[test]
+fn invalid_backends_are_named() {
+    assert_eq!(
+        parse_backend(&entries(&[(Backend, "azure")])),
+        Err(ConfigError::Invalid {
+            key: Backend,
+            value: "azure".to_owned()
+        })
+    );
+    // Backend names are case-sensitive, as in Kafka's ConfigDef.
+    assert!(matches!(
+        parse_backend(&entries(&[(Backend, "S3")])),
+        Err(ConfigError::Invalid { key: Backend, .. })
+    ));
+}
+
+#[test]
+fn every_value_is_checked_whatever_the_backend() {
+    for (key, value) in [
+        (MaxRetries, "-1"),
+        (MaxRetries, "2147483648"),
+        (MultipartThresholdBytes, "0"),
+        (MultipartThresholdBytes, "5368709121"),
+        (MultipartChunkSizeBytes, "5242879"),
+        (RequestTimeoutMs, "0"),
+        (RequestTimeoutMs, "soon"),
+        (S3AllowHttp, "yes"),
+        (WormKeyId, "no spaces"),
+        (WormKeyId, &"k".repeat(65)),
+    ] {
+        assert_eq!(
+            parse_backend(&entries(&[(FilesystemRoot, "/tier"), (key, value)])),
+            Err(ConfigError::Invalid {
+                key,
+                value: value.to_owned()
+            }),
+            "{key}={value}"
+        );
+    }
+    for (key, value) in [
+        (MaxRetries, "0"),
+        (MultipartThresholdBytes, "1"),
+        (MultipartThresholdBytes, "5368709120"),
+        (MultipartChunkSizeBytes, "5242880"),
+        (RequestTimeoutMs, " 1 "),
+        (WormKeyId, "archive-2026_v1.2"),
+        (WormKeyId, &"k".repeat(64)),
+    ] {
+        assert!(
+            parse_backend(&entries(&[(FilesystemRoot, "/tier"), (key, value)])).is_ok(),
+            "{key}={value}"
+        );
+    }
+}
+
+#[test]
+fn s3_keys_fill_the_s3_config() {
+    let s3 = s3(parse_backend(&entries(&[
+        (Backend, "s3"),
+        (S3Bucket, "tiered"),
+        (S3Region, "us-east-1"),
+        (S3Endpoint, "http://127.0.0.1:8333"),
+        (S3AllowHttp, "true"),
+        (S3PathStyle, "TRUE"),
+        (S3AccessKeyId, "id"),
+        (S3SecretAccessKey, "secret"),
+        (Prefix, "kafka/cluster-1"),
+        (MultipartThresholdBytes, "10485760"),
+        (RequestTimeoutMs, "1500"),
+    ]))
+    .unwrap());
+    assert_eq!(s3.bucket, "tiered");
+    assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:8333"));
+    assert!(s3.allow_http && s3.path_style);
+    assert_eq!(s3.prefix.as_deref(), Some("kafka/cluster-1"));
+    assert_eq!(s3.multipart_threshold, 10_485_760);
+    assert_eq!(s3.request_timeout, Duration::from_millis(1500));
+    assert!(matches!(s3.credentials, S3Credentials::Static { .. }));
+}
+
+#[test]
+fn unset_tuning_keys_take_the_object_store_defaults() {
+    let s3 = s3(parse_backend(&entries(&S3)).unwrap());
+    assert_eq!(s3.multipart_threshold, DEFAULT_MULTIPART_THRESHOLD);
+    assert_eq!(s3.multipart_chunk_size, DEFAULT_MULTIPART_CHUNK_SIZE);
+    assert_eq!(s3.max_retries, DEFAULT_MAX_RETRIES);
+    assert_eq!(s3.retry_timeout, DEFAULT_RETRY_TIMEOUT);
+    assert_eq!(s3.request_timeout, DEFAULT_REQUEST_TIMEOUT);
+    assert_eq!(s3.connect_timeout, DEFAULT_CONNECT_TIMEOUT);
+    assert!(!s3.allow_http && !s3.path_style);
+    assert!(matches!(s3.credentials, S3Credentials::Ambient));
+    // What the Java adapter sends for unset keys: every default, as text.
+    let BackendConfig::ObjectStore { store, .. } =
+        parse_backend(&with(&defaults_as_java_sends_them(), &S3)).unwrap()
+    else {
+        panic!("expected an object store config");
+    };
+    assert_eq!(*store, ObjectStoreConfig::S3(s3));
+}
+
+/// Every native key with a default, set to it as text.
+fn defaults_as_java_sends_them() -> Vec<(ConfigKey, String)> {
+    ConfigKey::of(keys::Plugin::StorageManager)
+        .filter(|key| key.spec().reader == keys::Reader::Native)
+        .filter_map(|key| {
+            let text = match key.default_value()? {
+                keys::Value::Text(text) => text.to_owned(),
+                keys::Value::Boolean(flag) => flag.to_string(),
+                keys::Value::Integer(n) => n.to_string(),
+            };
+            Some((key, text))
+        })
+        .collect()
+}
+
+#[test]
+fn s3_errors_name_the_configuration_key() {
+    assert_eq!(
+        parse_backend(&entries(&[(Backend, "s3"), (S3Region, "r")])),
+        Err(ConfigError::Missing {
+            key: S3Bucket,
+            backend: "s3"
+        })
+    );
+    assert_eq!(
+        parse_backend(&with(&S3, &[(S3SecretAccessKey, "s")])),
+        Err(ConfigError::Missing {
+            key: S3AccessKeyId,
+            backend: "s3"
+        })
+    );
+    assert_eq!(
+        parse_backend(&with(&S3, &[(S3AccessKeyId, "AKIA")])),
+        Err(ConfigError::Missing {
+            key: S3SecretAccessKey,
+            backend: "s3"
+        })
+    );
+    // The object store's own checks, mapped to the key.
+    assert!(matches!(
+        parse_backend(&with(&S3, &[(S3Endpoint, "http://127.0.0.1:1")])),
+        Err(ConfigError::Refused {
+            key: S3Endpoint,
+            ..
+        })
+    ));
+    assert!(matches!(
+        parse_backend(&with(&S3, &[(Prefix, "/leading")])),
+        Err(ConfigError::Refused { key: Prefix, .. })
+    ));
+    assert!(matches!(
+        parse_backend(&with(&S3, &[(S3PathStyle, "yes")])),
+        Err(ConfigError::Invalid {
+            key: S3PathStyle,
+            ..
+        })
+    ));
+    assert!(matches!(
+        parse_backend(&with(&S3, &[(MultipartChunkSizeBytes, "1024")])),
+        Err(ConfigError::Invalid {
+            key: MultipartChunkSizeBytes,
+            ..
+        })
+    ));
+    assert!(matches!(
+        parse_backend(&entries(&[
+            (Backend, "s3"),
+            (S3Bucket, "Not_A_Bucket"),
+            (S3Region, "r")
+        ])),
+        Err(ConfigError::Refused { key: S3Bucket, .. })
+    ));
+}
+
+#[test]
+fn gcs_keys_fill_the_gcs_config() {
+    let config = parse_backend(&entries(&[
+        (Backend, "gcs"),
+        (GcsBucket, "tiered"),
+        (GcsEndpoint, "http://127.0.0.1:4443"),
+        (GcsAllowHttp, "true"),
+        (GcsServiceAccountPath, "/etc/sa.json"),
+    ]))
+    .unwrap();
+    let BackendConfig::ObjectStore { store, worm: None } = config else {
+        panic!("expected a GCS config without WORM, got {config:?}");
+    };
+    let ObjectStoreConfig::Gcs(gcs) = *store else {
+        panic!("expected a GCS config, got {store:?}");
+    };
+    assert_eq!(gcs.bucket, "tiered");
+    assert_eq!(
+        gcs.service_account_path,
+        Some(PathBuf::from("/etc/sa.json"))
+    );
+    assert!(gcs.allow_http);
+}
+
+#[test]
+fn gcs_errors_name_the_gcs_key_and_hide_secrets() {
+    assert_eq!(
+        parse_backend(&entries(&[(Backend, "gcs")])),
+        Err(ConfigError::Missing {
+            key: GcsBucket,
+            backend: "gcs"
+        })
+    );
+    assert!(matches!(
+        parse_backend(&entries(&[
+            (Backend, "gcs"),
+            (GcsBucket, "tiered"),
+            (GcsEndpoint, "http://127.0.0.1:4443"),
+        ])),
+        Err(ConfigError::Refused {
+            key: GcsEndpoint,
+            ..
+        })
+    ));
+    let err = parse_backend(&entries(&[
+        (Backend, "gcs"),
+        (GcsBucket, "tiered"),
+        (GcsServiceAccountPath, "/etc/sa.json"),
+        (GcsServiceAccountKey, "{\"private_key\":\"hunter2\"}"),
+    ]))
+    .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ConfigError::Refused {
+                key: GcsServiceAccountKey,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+}
+
+#[test]
+fn secret_values_are_redacted_in_errors() {
+    let err = ConfigError::invalid(S3SecretAccessKey, "hunter2");
+    assert_eq!(
+        err,
+        ConfigError::Invalid {
+            key: S3SecretAccessKey,
+            value: "<redacted>".to_owned()
+        }
+    );
+    assert!(!err.to_string().contains("hunter2"));
+    let shown = ConfigError::invalid(S3AccessKeyId, "AKIA");
+    assert!(shown.to_string().contains("AKIA"), "{shown}");
+}
+
+#[test]
+fn worm_keys_fill_the_worm_config() {
+    let config = parse_backend(&with(
+        &S3,
+        &[
+            (WormEnabled, "true"),
+            (WormSigningKeyPath, "/etc/krabka/worm-key.pem"),
+            (WormKeyId, "archive-2026"),
+            (WormWriteOnly, "true"),
+        ],
+    ))
+    .unwrap();
+    let BackendConfig::ObjectStore {
+        worm: Some(worm), ..
+    } = config
+    else {
+        panic!("expected an S3 config with WORM, got {config:?}");
+    };
+    assert_eq!(
+        worm,
+        WormConfig::new("/etc/krabka/worm-key.pem", "archive-2026").write_only(true)
+    );
+    let BackendConfig::ObjectStore {
+        worm: Some(worm), ..
+    } = parse_backend(&with(
+        &[(Backend, "gcs"), (GcsBucket, "archive")],
+        &[
+            (WormEnabled, "TRUE"),
+            (WormSigningKeyPath, "/k.der"),
+            (WormKeyId, "k1"),
+        ],
+    ))
+    .unwrap()
+    else {
+        panic!("expected a GCS config with WORM");
+    };
+    assert!(!worm.write_only);
+}
+
+#[test]
+fn worm_needs_a_key_path_and_a_key_id() {
+    assert_eq!(
+        parse_backend(&with(&S3, &[(WormEnabled, "true"), (WormKeyId, "k1")])),
+        Err(ConfigError::MissingForWorm {
+            key: WormSigningKeyPath
+        })
+    );
+    assert_eq!(
+        parse_backend(&with(
+            &S3,
+            &[
+                (WormEnabled, "true"),
+                (WormSigningKeyPath, "/k.pem"),
+                (WormKeyId, "  "),
+            ]
+        )),
+        Err(ConfigError::MissingForWorm { key: WormKeyId })
+    );
+}
+
+#[test]
+fn worm_is_refused_with_the_filesystem_backend() {
+    for backend in [
+        &[(Backend, "filesystem"), (FilesystemRoot, "/tier")][..],
+        &[(FilesystemRoot, "/tier")][..],
+    ] {
+        assert!(matches!(
+            parse_backend(&with(backend, &[(WormEnabled, "true")])),
+            Err(ConfigError::Refused {
+                key: WormEnabled,
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn worm_keys_are_ignored_while_the_mode_is_off() {
+    let extra = [
+        (WormEnabled, "false"),
+        (WormSigningKeyPath, "/k.pem"),
+        (WormKeyId, "k1"),
+        (WormWriteOnly, "true"),
+    ];
+    assert!(matches!(
+        parse_backend(&with(&S3, &extra)),
+        Ok(BackendConfig::ObjectStore { worm: None, .. })
+    ));
+    assert!(matches!(
+        parse_backend(&with(&[(FilesystemRoot, "/tier")], &extra)),
+        Ok(BackendConfig::Filesystem { .. })
+    ));
+    // Their values must still be valid.
+    assert!(matches!(
+        parse_backend(&with(&S3, &[(WormWriteOnly, "yes")])),
+        Err(ConfigError::Invalid {
+            key: WormWriteOnly,
+            ..
+        })
+    ));
+    assert!(matches!(
+        parse_backend(&with(&S3, &[(WormEnabled, "on")])),
+        Err(ConfigError::Invalid {
+            key: WormEnabled,
+            ..
+        })
+    ));
+}
