@@ -180,7 +180,7 @@ node_check_log() {
   hits=$(grep -E -c "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" || true)
   if (( hits > 0 )); then
     echo "$(basename "$dir"): $hits stack frame(s) of $pattern in server.log:" >&2
-    grep -E -B 30 -m 3 "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" | head -n 80 >&2
+    grep -E -B 30 -m 3 "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" | sed -n 1,80p >&2
     return 1
   fi
   local errors
