@@ -198,6 +198,7 @@ for i in range(0, len(versions), 500):
 PY
 deleted=0
 for batch in "$E2E_WORK"/delete-batches/*.json; do
+  # shellcheck disable=SC2016  # the backticks are a JMESPath literal, not a command substitution
   n=$("${aws[@]}" s3api delete-objects --bucket "$E2E_S3_WORM_BUCKET" --delete "file://$batch" \
     --query 'length(Deleted || `[]`)' --output text)
   deleted=$((deleted + n))

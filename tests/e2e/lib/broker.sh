@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Kafka node lifecycle for the end-to-end tests and the demo, sourced by bash scripts.
 #
 # Every node is started the way an operator starts Kafka from its jars:
