@@ -61,7 +61,7 @@ stats() {
 
 load_start=$(uptime)
 echo
-echo "segment: $mib MiB, $rounds rounds, SeaweedFS $("$VENV/bin/weed" version 2>/dev/null | head -n 1)"
+echo "segment: $mib MiB, $rounds rounds, SeaweedFS $("$VENV/bin/weed" version 2>/dev/null | sed -n 1p)"
 echo "load at start: $load_start"
 echo
 echo "| round | order | plain copy | WORM copy | WORM / plain | deep verify | load (1 min) |"
@@ -88,7 +88,7 @@ for round in $(seq 1 "$rounds"); do
   printf '| %s | %s | %.2f s | %.2f s | %.3f | %.2f s | %s |\n' "$round" "$order" "$plain" "$worm" \
     "$(tail -n 1 "$work/ratio")" "$verify" "$load"
 done
-hashed=$(sed -n 's/.*"step":"verify","bytes":\([0-9]*\).*/\1/p' "$work/steps.jsonl" | head -n 1)
+hashed=$(sed -n '/"step":"verify","bytes":[0-9]/{s/.*"step":"verify","bytes":\([0-9]*\).*/\1/p;q;}' "$work/steps.jsonl")
 echo
 echo "load at end: $(uptime)"
 echo

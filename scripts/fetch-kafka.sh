@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 versions=tests/e2e/kafka-versions
 want="${1:-newest}"
 case "$want" in
-  oldest) line=$(grep -v '^#' "$versions" | head -n1) ;;
+  oldest) line=$(awk '!/^#/ { print; exit }' "$versions") ;;
   newest) line=$(grep -v '^#' "$versions" | tail -n1) ;;
-  *) line=$(grep -v '^#' "$versions" | awk -v v="$want" '$1 == v' | head -n1)
+  *) line=$(awk -v v="$want" '!/^#/ && $1 == v { print; exit }' "$versions")
      [[ -n "$line" ]] || line="$want $want" ;;
 esac
 read -r version test_version <<<"$line"

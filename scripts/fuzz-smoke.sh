@@ -31,6 +31,13 @@ seed batch_scan .log
 # run builds without it (much faster) and still fails on any panic, overflow or timeout.
 # FUZZ_SANITIZER=address restores the full instrumentation for long runs.
 sanitizer="${FUZZ_SANITIZER:-none}"
+# cargo fuzz has no --locked: this resolution fails first when fuzz/Cargo.lock is stale, so the build
+# below never rewrites the committed lock file (the test command leaves the work tree clean).
+if ! cargo +nightly metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null; then
+  echo "fuzz-smoke: fuzz/Cargo.lock is stale; refresh it with" \
+    "'cargo +nightly update --workspace --manifest-path fuzz/Cargo.toml' and commit it"
+  exit 1
+fi
 cargo +nightly fuzz build --fuzz-dir fuzz --sanitizer "$sanitizer"
 for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
   echo "fuzz-smoke: $target for ${seconds}s"

@@ -43,7 +43,7 @@ rsm_class=$(grep '^remote.log.storage.manager.class.name=' "$node/server.propert
 echo "Kafka $KAFKA_VERSION broker on $(node_bootstrap "$node") with $rsm_class, tier ${E2E_TIER_DIR#"$PWD/"}"
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$(node_bootstrap "$node")" \
   --topics demo:plain --tier "fs:$E2E_TIER_DIR"
-echo "  in the tier: $(find "$E2E_TIER_DIR" -name '*.log' | wc -l) segments, e.g. $(find "$E2E_TIER_DIR" -name '*.log' | sort | head -n1 | sed "s|$E2E_TIER_DIR/||")"
+echo "  in the tier: $(find "$E2E_TIER_DIR" -name '*.log' | wc -l) segments, e.g. $(find "$E2E_TIER_DIR" -name '*.log' | sort | sed -n 1p | sed "s|$E2E_TIER_DIR/||")"
 node_stop "$node"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES" >/dev/null
 echo "broker stopped; its log is ${node#"$PWD/"}/logs/server.log"

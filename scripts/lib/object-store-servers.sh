@@ -26,7 +26,8 @@ install_servers() {
     "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
     echo "${PY_PACKAGES[*]}" > "$marker"
   fi
-  if [[ "${1:-}" != "--no-s3s" ]] && ! "$S3S_FS" --version 2>/dev/null | grep -q "$S3S_FS_VERSION"; then
+  # The version is read whole, then searched: grep -q stopping the pipe early could fail it under pipefail.
+  if [[ "${1:-}" != "--no-s3s" && "$("$S3S_FS" --version 2>/dev/null || true)" != *"$S3S_FS_VERSION"* ]]; then
     echo "installing s3s-fs $S3S_FS_VERSION (cargo install, a few minutes the first time)"
     cargo install "s3s-fs@$S3S_FS_VERSION" --features binary --locked --root "$KRABKA_TOOLS/cargo" --quiet
   fi

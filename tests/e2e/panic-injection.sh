@@ -61,7 +61,7 @@ e2e_client untiered,verify --bootstrap "$bootstrap" --topics "$injected:plain" -
 kill -0 "$(cat "$node/pid")" 2>/dev/null || fail "the broker process is gone"
 # Nothing of the injected topic in the tier at all, not even a partial or temporary file.
 # (The tier names partition directories <topic>-<partition>-<topic id>: the same search finds the normal topic.)
-leftovers=$(find "$E2E_TIER_DIR" -path "*$injected*" | head -n 5)
+leftovers=$(find "$E2E_TIER_DIR" -path "*$injected*" | sed -n 1,5p)
 [[ -z $leftovers ]] || fail "files of $injected in the tier: $leftovers"
 [[ -n $(find "$E2E_TIER_DIR" -path "*/$normal-0-*" -name '*.log') ]] || fail "no segment file of $normal found in the tier"
 

@@ -47,7 +47,8 @@ node_start "$b3"
 e2e_client await-isr --bootstrap "$bootstrap2" --topics "$topics" --replicas 2,3
 for spec in ${topics//,/ }; do
   topic=${spec%%:*}
-  first=$(ls "$b3/data/$topic-0/" | grep -E '^[0-9]{20}\.log$' | sort | head -n1)
+  first=$(find "$b3/data/$topic-0/" -maxdepth 1 -regextype posix-extended -regex '.*/[0-9]{20}\.log' -printf '%f\n' \
+    | sort | sed -n 1p)
   if [[ -z $first || $first == 00000000000000000000.log ]]; then
     echo "broker 3 replicated $topic from offset 0 (first local segment: ${first:-none}), not from the tier" >&2
     exit 1

@@ -79,7 +79,7 @@ e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" \
 
 # segments_in_tier TOPIC: the number of segment files of TOPIC in the archive.
 segments_in_tier() {
-  e2e_client tier-count --bootstrap "$bootstrap" --topics "$1:plain" "${tier[@]}" | awk '{ print $1; exit }'
+  e2e_client tier-count --bootstrap "$bootstrap" --topics "$1:plain" "${tier[@]}" | awk 'NR == 1 { print $1 }'
 }
 
 # The refused-delete WARN lines of TOPIC in the broker log.
@@ -96,10 +96,10 @@ expect_one_warn_per_segment() {
   ids=$(refusals_of "$topic" | grep -oE "retains segment [A-Za-z0-9_-]{22}" | sort -u | wc -l)
   if (( lines != segments || ids != segments )); then
     echo "expected one refusal WARN per archived segment of $topic ($segments), found $lines line(s) naming $ids segment(s):" >&2
-    refusals_of "$topic" | head -n 5 >&2
+    refusals_of "$topic" | sed -n 1,5p >&2
     return 1
   fi
-  e2e_log "$topic: $lines refused delete(s), one WARN per segment: $(refusals_of "$topic" | head -n 1 | cut -c 1-240)"
+  e2e_log "$topic: $lines refused delete(s), one WARN per segment: $(refusals_of "$topic" | sed -n 1p | cut -c 1-240)"
 }
 
 plain_segments=$(segments_in_tier e2e-plain)
@@ -136,7 +136,7 @@ expect_exit() {
 expect_exit 0 "$E2E_WORK/verify-bin.json" verify_bin --json
 expect_exit 0 "$E2E_WORK/verify-jar.json" verify_jar --json
 cmp -s "$E2E_WORK/verify-bin.json" "$E2E_WORK/verify-jar.json" \
-  || { echo "binary and jar reports differ:" >&2; diff "$E2E_WORK/verify-bin.json" "$E2E_WORK/verify-jar.json" | head -n 40 >&2; exit 1; }
+  || { echo "binary and jar reports differ:" >&2; diff "$E2E_WORK/verify-bin.json" "$E2E_WORK/verify-jar.json" | sed -n 1,40p >&2; exit 1; }
 tips=$(python3 - "$E2E_WORK/verify-bin.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -153,15 +153,18 @@ printf '  %s\n' "${tips//$'\n'/$'\n'  }"
 
 # The human summary carries the tip to record; --expect-head with it passes, for both.
 expect_exit 0 "$E2E_WORK/summary.txt" verify_bin --topic e2e-plain --partition 0
-plain_tip=$(sed -n 's/^  tip: \([0-9a-f]\{64\}\)$/\1/p' "$E2E_WORK/summary.txt" | head -n 1)
+plain_tip=$(sed -n '/^  tip: [0-9a-f]\{64\}$/{s/^  tip: //p;q;}' "$E2E_WORK/summary.txt")
 [[ -n $plain_tip ]] || { echo "no tip in the summary:" >&2; cat "$E2E_WORK/summary.txt" >&2; exit 1; }
 expect_exit 0 "$E2E_WORK/expect-bin.txt" verify_bin --topic e2e-plain --partition 0 --expect-head "$plain_tip"
 expect_exit 0 "$E2E_WORK/expect-jar.txt" verify_jar --topic e2e-plain --partition 0 --expect-head "$plain_tip"
 e2e_log "--expect-head $plain_tip: verified by both"
 
 # --- An overwrite: a new version of an archived segment with the same length.
-victim=$("${aws[@]}" s3api list-objects-v2 --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
-  --query 'Contents[].[Key,Size]' --output text | awk '$1 ~ /\/e2e-txn-[^/]*\/[0-9]+-[^/]*\.log$/ { print; exit }')
+# The listing is read whole before it is searched: under pipefail, a reader that stops at the first match
+# (awk's exit, head, grep -q) can kill the writer with SIGPIPE ("Broken pipe") and fail the pipeline.
+listing=$("${aws[@]}" s3api list-objects-v2 --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
+  --query 'Contents[].[Key,Size]' --output text)
+victim=$(awk '$1 ~ /\/e2e-txn-[^/]*\/[0-9]+-[^/]*\.log$/ { print; exit }' <<<"$listing")
 read -r victim_key victim_size <<<"$victim"
 [[ -n ${victim_key:-} ]] || { echo "no segment of e2e-txn in the bucket" >&2; exit 1; }
 head -c "$victim_size" /dev/urandom >"$E2E_WORK/forged.log"
@@ -170,7 +173,7 @@ e2e_log "overwrote $victim_key ($victim_size bytes) with a new version"
 expect_exit 1 "$E2E_WORK/deep-bin.json" verify_bin --deep --json
 expect_exit 1 "$E2E_WORK/deep-jar.json" verify_jar --deep --json
 cmp -s "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" \
-  || { echo "binary and jar deep reports differ" >&2; diff "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" | head -n 40 >&2; exit 1; }
+  || { echo "binary and jar deep reports differ" >&2; diff "$E2E_WORK/deep-bin.json" "$E2E_WORK/deep-jar.json" | sed -n 1,40p >&2; exit 1; }
 python3 - "$E2E_WORK/deep-bin.json" "$victim_key" <<'PY'
 import json, sys
 report, key = json.load(open(sys.argv[1])), sys.argv[2]
@@ -195,6 +198,7 @@ for i in range(0, len(versions), 500):
 PY
 deleted=0
 for batch in "$E2E_WORK"/delete-batches/*.json; do
+  # shellcheck disable=SC2016  # the backticks are a JMESPath literal, not a command substitution
   n=$("${aws[@]}" s3api delete-objects --bucket "$E2E_S3_WORM_BUCKET" --delete "file://$batch" \
     --query 'length(Deleted || `[]`)' --output text)
   deleted=$((deleted + n))

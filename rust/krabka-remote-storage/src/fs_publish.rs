@@ -8,6 +8,12 @@
 //! a partial file. A staging file left behind by a crash starts with `.` and
 //! ends with [`STAGING_SUFFIX`]: readers never open it (they only open final
 //! names) and [`remove_stale_staging`] cleans it up.
+//!
+//! A directory is created the same durable way, by [`create_dir_all_durable`]:
+//! the parent of every directory it creates is fsynced. Fsyncing a file's
+//! directory makes the file's entry durable, not the directory's own entry in
+//! its parent: without this, a power loss could take a new partition directory
+//! away, and with it the segments Kafka already recorded as copied.
 
 use {
     krabka_kafka::{CancellationToken, RemoteStorageError, Result},
@@ -211,7 +217,44 @@ pub(crate) fn remove_stale_staging(dir: &Path, final_names: &[String]) -> Result
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|handle| handle.sync_all())
-        .map_err(|err| RemoteStorageError::io("fsync directory", dir, err))
+        .map_err(|err| RemoteStorageError::io("fsync directory", dir, err))?;
+    #[cfg(test)]
+    sync_log::record(dir);
+    Ok(())
+}
+
+/// Creates `dir` and every missing ancestor, fsyncing the parent of each
+/// directory it creates (outermost first, each right after its creation), so
+/// that every new directory survives a power loss once this returns.
+/// Directories that already exist are left alone and cost no fsync. A
+/// directory that a concurrent caller creates while this call is creating its
+/// ancestors counts as new: its parent is fsynced here too, since this call
+/// cannot tell whether the other one has done so yet.
+///
+/// # Errors
+/// [`RemoteStorageError::Io`] naming the directory that could not be created
+/// (kind [`io::ErrorKind::AlreadyExists`] when a file is in the way) or the
+/// parent that could not be fsynced.
+pub(crate) fn create_dir_all_durable(dir: &Path) -> Result<()> {
+    let parent = dir.parent().filter(|parent| !parent.as_os_str().is_empty());
+    match fs::create_dir(dir) {
+        Ok(()) => {}
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => return Ok(()),
+        Err(err) => match parent {
+            Some(parent) if err.kind() == io::ErrorKind::NotFound => {
+                create_dir_all_durable(parent)?;
+                match fs::create_dir(dir) {
+                    Ok(()) => {}
+                    // Created concurrently since: new all the same.
+                    Err(err) if err.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+                    Err(err) => return Err(RemoteStorageError::io("create directory", dir, err)),
+                }
+            }
+            _ => return Err(RemoteStorageError::io("create directory", dir, err)),
+        },
+    }
+    // A relative path without a parent component was created in the working directory.
+    sync_dir(parent.unwrap_or(Path::new(".")))
 }
 
 /// Whether `staging_name` is a staging name of `final_name`:
@@ -268,8 +311,7 @@ fn create_staging(target: &Path) -> Result<(File, StagedFile)> {
                 return Ok((file, staged));
             }
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                fs::create_dir_all(dir)
-                    .map_err(|err| RemoteStorageError::io("create directory", dir, err))?;
+                create_dir_all_durable(dir)?;
                 last_error = Some(RemoteStorageError::io("create", staging, err));
             }
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
@@ -320,6 +362,37 @@ fn finish(file: File, staged: &mut StagedFile, len: u64) -> Result<()> {
         .map_err(|err| RemoteStorageError::io("fsync", &staged.staging, err))?;
     staged.len = len;
     Ok(())
+}
+
+/// Test-only record of the directories the current thread fsyncs, so tests
+/// can check which directories a write made durable.
+#[cfg(test)]
+pub(crate) mod sync_log {
+    use std::{
+        cell::RefCell,
+        path::{Path, PathBuf},
+    };
+
+    thread_local! {
+        static SYNCED: RefCell<Option<Vec<PathBuf>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `work` and returns its result with the directories this thread
+    /// fsynced meanwhile, in order.
+    pub(crate) fn capture<T>(work: impl FnOnce() -> T) -> (T, Vec<PathBuf>) {
+        SYNCED.with(|synced| *synced.borrow_mut() = Some(Vec::new()));
+        let result = work();
+        let synced = SYNCED.with(|synced| synced.borrow_mut().take());
+        (result, synced.unwrap_or_default())
+    }
+
+    pub(super) fn record(dir: &Path) {
+        SYNCED.with(|synced| {
+            if let Some(synced) = synced.borrow_mut().as_mut() {
+                synced.push(dir.to_path_buf());
+            }
+        });
+    }
 }
 
 #[cfg(test)]
@@ -474,6 +547,62 @@ mod tests {
         assert!(
             matches!(err, RemoteStorageError::InvalidArgument(_)),
             "{err:?}"
+        );
+    }
+
+    #[test]
+    fn creating_directories_fsyncs_the_parent_of_each_new_one() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        fs::create_dir(root.join("a")).unwrap();
+        let deep = root.join("a").join("b").join("c").join("d");
+        let (result, synced) = sync_log::capture(|| create_dir_all_durable(&deep));
+        result.unwrap();
+        assert!(deep.is_dir());
+        let a = root.join("a");
+        assert_eq!(synced, [a.clone(), a.join("b"), a.join("b").join("c")]);
+
+        // Existing directories cost nothing; only the new sibling's parent is synced.
+        let (result, synced) = sync_log::capture(|| create_dir_all_durable(&deep));
+        result.unwrap();
+        assert_eq!(synced, Vec::<PathBuf>::new());
+        let sibling = a.join("b").join("c").join("e");
+        let (result, synced) = sync_log::capture(|| create_dir_all_durable(&sibling));
+        result.unwrap();
+        assert_eq!(synced, [a.join("b").join("c")]);
+    }
+
+    #[test]
+    fn a_file_in_the_way_of_a_directory_is_an_error() {
+        let root = tempfile::tempdir().unwrap();
+        fs::write(root.path().join("f"), b"x").unwrap();
+        for dir in [root.path().join("f"), root.path().join("f").join("g")] {
+            let (result, synced) = sync_log::capture(|| create_dir_all_durable(&dir));
+            let err = result.unwrap_err();
+            assert!(
+                matches!(
+                    &err,
+                    RemoteStorageError::Io {
+                        operation: "create directory",
+                        ..
+                    }
+                ),
+                "{dir:?}: {err:?}"
+            );
+            assert_eq!(synced, Vec::<PathBuf>::new(), "{dir:?}");
+        }
+    }
+
+    #[test]
+    fn publishing_into_new_directories_makes_each_of_them_durable() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("x").join("y");
+        let (result, synced) = sync_log::capture(|| publish_bytes(&dir.join("f"), b"z"));
+        assert_eq!(result.unwrap(), 1);
+        // Each new directory's entry in its parent, then the file's entry in its directory.
+        assert_eq!(
+            synced,
+            [root.path().to_path_buf(), root.path().join("x"), dir]
         );
     }
 }

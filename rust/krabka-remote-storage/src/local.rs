@@ -165,6 +165,10 @@ impl LocalTieredStorage {
         cancel: &CancellationToken,
     ) -> Result<()> {
         let log = layout.path(LOG_FILE_SUFFIX);
+        // Kafka records the segment as copied once this returns: a new
+        // partition directory (and the root, on the first copy) must survive a
+        // power loss as surely as the files published into it.
+        fs_publish::create_dir_all_durable(&layout.dir)?;
         // A re-copy hides the old segment first, so no reader pairs the old
         // log with new indexes for longer than one index fetch.
         if remove_if_present(&log)? {
@@ -421,7 +425,80 @@ fn remove_if_present(path: &Path) -> Result<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use {
+        super::*,
+        crate::{
+            RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
+        },
+        bytes::Bytes,
+        krabka_ids::LeaderEpoch,
+        std::collections::BTreeMap,
+        uuid::Uuid,
+    };
+
+    /// A tiny segment of `partition` (files in `scratch`) and its metadata.
+    fn segment_in(
+        scratch: &Path,
+        partition: &TopicIdPartition,
+    ) -> (RemoteLogSegmentMetadata, LogSegmentData) {
+        let id = RemoteLogSegmentId::new(partition.clone(), Uuid::new_v4());
+        let details = RemoteLogSegmentDetails::new(
+            3,
+            RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(LeaderEpoch(0), 0)]),
+        );
+        let metadata = RemoteLogSegmentMetadata::new(
+            id,
+            0,
+            0,
+            1_700_000_000_000,
+            1,
+            1_700_000_000_000,
+            details,
+        )
+        .unwrap();
+        fs::create_dir_all(scratch).unwrap();
+        let put = |name: &str, bytes: &[u8]| {
+            let path = scratch.join(name);
+            fs::write(&path, bytes).unwrap();
+            path
+        };
+        let segment = LogSegmentData {
+            log_segment: put("s.log", b"log"),
+            offset_index: put("s.index", b""),
+            time_index: put("s.timeindex", b""),
+            transaction_index: None,
+            producer_snapshot_index: None,
+            leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
+        };
+        (metadata, segment)
+    }
+
+    #[test]
+    fn a_first_copy_makes_the_new_root_and_partition_directory_durable() {
+        let base = tempfile::tempdir().unwrap();
+        let root = base.path().join("tier");
+        let tier = LocalTieredStorage::new(root.clone());
+        let partition = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
+        let (metadata, segment) = segment_in(&base.path().join("scratch"), &partition);
+        let dir = tier.layout(&metadata).unwrap().dir;
+
+        let (result, synced) =
+            fs_publish::sync_log::capture(|| tier.copy_log_segment_data(&metadata, &segment));
+        result.unwrap();
+        // The root's entry in its parent, the partition directory's entry in
+        // the root, then one fsync of the partition directory per published
+        // file (offset and time index, leader-epoch checkpoint, log).
+        assert_eq!(synced[..2], [base.path().to_path_buf(), root.clone()]);
+        assert_eq!(synced[2..], vec![dir.clone(); 4]);
+
+        // A second segment of the partition finds both directories in place.
+        let (metadata, segment) = segment_in(&base.path().join("scratch2"), &partition);
+        let (result, synced) =
+            fs_publish::sync_log::capture(|| tier.copy_log_segment_data(&metadata, &segment));
+        result.unwrap();
+        assert_eq!(synced, vec![dir; 4]);
+    }
 
     #[test]
     fn topic_names_follow_kafka_rules() {

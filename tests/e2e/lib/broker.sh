@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Kafka node lifecycle for the end-to-end tests and the demo, sourced by bash scripts.
 #
 # Every node is started the way an operator starts Kafka from its jars:
@@ -89,12 +90,17 @@ EOF
 }
 
 # node_format DIR CLUSTER_ID  (a controller of a one-node quorum is formatted --standalone)
+# The logging configuration is given explicitly: otherwise log4j2 takes the first one on the classpath,
+# and Kafka's kafka-storage test jar (LocalTieredStorage) carries one that writes ./storage.log into the
+# current directory, the repository root.
 node_format() {
   local dir="$1" cluster="$2" quorum_flag=--no-initial-controllers
   grep -q '^process.roles=.*controller' "$dir/server.properties" && quorum_flag=--standalone
-  java -XX:TieredStopAtLevel=1 -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" \
+  java -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2-client.properties" \
+    -De2e.log.file="$dir/logs/format-log4j.log" -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" \
     -c "$dir/server.properties" $quorum_flag >"$dir/logs/format.log" 2>&1 \
-    || { cat "$dir/logs/format.log" >&2; return 1; }
+    || { cat "$dir/logs/format.log" >&2; [[ ! -f $dir/logs/format-log4j.log ]] || cat "$dir/logs/format-log4j.log" >&2
+         return 1; }
 }
 
 # node_format_all CLUSTER_ID DIR...  formats several nodes at once.
@@ -180,7 +186,7 @@ node_check_log() {
   hits=$(grep -E -c "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" || true)
   if (( hits > 0 )); then
     echo "$(basename "$dir"): $hits stack frame(s) of $pattern in server.log:" >&2
-    grep -E -B 30 -m 3 "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" | head -n 80 >&2
+    grep -E -B 30 -m 3 "^[[:space:]]+at ($pattern)" "$dir/logs/server.log" | sed -n 1,80p >&2
     return 1
   fi
   local errors

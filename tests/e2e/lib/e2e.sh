@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared setup of the end-to-end scenarios, sourced by tests/e2e/*.sh and scripts/run-demo.sh.
 #
 #   E2E_KAFKA   oldest | newest | <version>   (tests/e2e/kafka-versions)        default newest

@@ -13,8 +13,10 @@ final class Failures {
     /**
      * {@code t} itself when it already is a {@link RemoteStorageException} (native errors arrive
      * as one, or as a subclass), otherwise a new one naming the operation with {@code t} as cause.
-     * {@link Error}s are wrapped too: an {@code Error} escaping into the broker's copy task stops
-     * that partition's copying for good (Kafka pitfall P9).
+     * {@link Error}s are wrapped too: Kafka's {@code RLMTask.run} catches only {@code Exception},
+     * and an {@code Error} escaping it makes the broker's {@code ScheduledThreadPoolExecutor}
+     * suppress every later run of that partition's copy task, so copying stops silently until a
+     * broker restart or leader change.
      */
     static RemoteStorageException wrap(String operation, Throwable t) {
         if (t instanceof RemoteStorageException) {

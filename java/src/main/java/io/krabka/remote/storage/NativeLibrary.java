@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * with the {@code native.library.path} plugin setting or {@code -Dkrabka.native.library.path};
  * that file is loaded as is (no checksum: it is the operator's build), and there is no fallback.
  *
- * <p><b>Class loaders (Kafka pitfall P14).</b> The JVM lets one class loader load a given
+ * <p><b>Class loaders.</b> The JVM lets one class loader load a given
  * library file, and binds native methods to the loader of their class. The broker makes a separate
  * child-first loader for {@code remote.log.storage.manager.class.path} and for
  * {@code remote.log.metadata.manager.class.path}, so with both set the RSM and the RLMM each have

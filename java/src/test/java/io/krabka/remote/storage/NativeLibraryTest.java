@@ -29,7 +29,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Kafka pitfall P14: the broker loads the RSM and the RLMM through separate child-first class
+ * The broker loads the RSM and the RLMM through separate child-first class
  * loaders when their {@code class.path} settings are set, and each needs the native library bound
  * to its own copy of {@link NativeBridge}. These tests build such loaders over the plugin's
  * classes and resources (with the bundled release library and its recorded SHA-256).
