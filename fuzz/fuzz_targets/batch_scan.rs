@@ -4,7 +4,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::{
+    krabka_kafka::{
         first_batch_at_or_after, first_record_at_or_after_timestamp, index::record_batches,
     },
     libfuzzer_sys::fuzz_target,

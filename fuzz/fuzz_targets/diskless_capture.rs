@@ -2,7 +2,8 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::{ChainHead, TrustedManifestKeys, diskless::DisklessWalCapture},
+    krabka_diskless::DisklessWalCapture,
+    krabka_worm::{ChainHead, TrustedManifestKeys},
     libfuzzer_sys::fuzz_target,
 };
 

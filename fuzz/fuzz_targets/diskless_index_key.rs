@@ -2,7 +2,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::diskless::{
+    krabka_diskless::{
         WalDeleteFloorKey, WalIndexKey, WalIndexRecordKey, wal_index_key_version,
     },
     libfuzzer_sys::fuzz_target,

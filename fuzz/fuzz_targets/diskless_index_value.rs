@@ -2,7 +2,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::diskless::{WalDeleteFloorRecord, WalFlushRecord},
+    krabka_diskless::{WalDeleteFloorRecord, WalFlushRecord},
     libfuzzer_sys::fuzz_target,
 };
 

@@ -3,7 +3,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::diskless::{CaptureTopic, WalCaptureProjection},
+    krabka_diskless::{CaptureTopic, WalCaptureProjection},
     libfuzzer_sys::fuzz_target,
     std::collections::BTreeMap,
     uuid::Uuid,

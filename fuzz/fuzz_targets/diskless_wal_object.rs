@@ -1,7 +1,7 @@
 //! CKWL WAL object parser: never panics; every accepted run lies in the object.
 #![no_main]
 
-use {krabka_remote_storage::diskless::parse_wal_object, libfuzzer_sys::fuzz_target};
+use {krabka_diskless::parse_wal_object, libfuzzer_sys::fuzz_target};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(object) = parse_wal_object(data) {

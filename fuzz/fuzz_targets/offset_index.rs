@@ -2,7 +2,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::{end_position_for, parse_offset_index, position_for_relative_offset},
+    krabka_kafka::{end_position_for, parse_offset_index, position_for_relative_offset},
     libfuzzer_sys::fuzz_target,
 };
 

@@ -2,7 +2,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::{parse_time_index, relative_offset_floor_for_timestamp},
+    krabka_kafka::{parse_time_index, relative_offset_floor_for_timestamp},
     libfuzzer_sys::fuzz_target,
 };
 

@@ -2,7 +2,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::{parse_txn_index, txn_overlaps},
+    krabka_kafka::{parse_txn_index, txn_overlaps},
     libfuzzer_sys::fuzz_target,
 };
 

@@ -2,7 +2,7 @@
 //! input and never exceeds Kafka's 128-byte default.
 #![no_main]
 
-use {krabka_remote_storage::WormChainRecord, libfuzzer_sys::fuzz_target};
+use {krabka_worm::WormChainRecord, libfuzzer_sys::fuzz_target};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Some(record)) = WormChainRecord::from_custom_metadata(data) {

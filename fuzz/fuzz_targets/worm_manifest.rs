@@ -2,7 +2,7 @@
 #![no_main]
 
 use {
-    krabka_remote_storage::{SegmentManifest, TrustedManifestKeys, verify_manifest_signature},
+    krabka_worm::{SegmentManifest, TrustedManifestKeys, verify_manifest_signature},
     libfuzzer_sys::fuzz_target,
 };
 
