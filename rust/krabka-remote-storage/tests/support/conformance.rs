@@ -19,9 +19,14 @@
 //!   (a chained archive), a copy may lose the partition's chain position to
 //!   another with `Retryable`, and a retry under a new segment id succeeds.
 //!
-//! A case that cannot check anything on a tier returns [`Outcome::Skipped`];
-//! the runner prints `SKIPPED rsm conformance case <name>: <reason>` on the
-//! real stderr (past the test harness's capture).
+//! Cancellation is not a capability: the contract requires every tier to
+//! honour it, and every tier runs both cancellation cases.
+//!
+//! A case that could not check what it is for returns [`Outcome::Skipped`]
+//! (today only `copy_cancelled_while_running`, when every copy finished
+//! before the other thread's cancel); the runner prints
+//! `SKIPPED rsm conformance case <name>: <reason>` on the real stderr (past
+//! the test harness's capture).
 //!
 //! Each case is a `pub fn(Subject, scratch) -> Outcome`: it makes its own
 //! topic and segment ids, so cases can share one tier, and writes its local
