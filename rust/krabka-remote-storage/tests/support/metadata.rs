@@ -1,10 +1,15 @@
-//! The one builder of segment metadata for the integration tests: every test
+//! The one builder of segment metadata for this crate's tests: every test
 //! that needs a [`RemoteLogSegmentMetadata`] starts from
-//! [`SegmentMetadataBuilder::new`] and changes only what it cares about.
+//! [`SegmentMetadataBuilder::new`] (or `with_id`) and changes only what it
+//! cares about.
+//!
+//! Included by the integration tests as `support::metadata` and by the unit
+//! tests as `crate::test_metadata` (`#[path]` in `src/lib.rs`), so it names
+//! the model through the crates that define it, not through this crate.
 
 use {
     krabka_ids::LeaderEpoch,
-    krabka_remote_storage::{
+    krabka_kafka::{
         RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
         RemoteLogSegmentState, TopicIdPartition,
     },
