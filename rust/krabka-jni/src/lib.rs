@@ -35,4 +35,6 @@ pub mod handles;
 pub mod jbytes;
 pub mod state;
 pub mod stream;
+#[cfg(test)]
+mod test_metadata;
 pub mod wire;
