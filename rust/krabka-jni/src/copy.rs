@@ -157,13 +157,9 @@ impl CopyOperation {
 mod tests {
     use {
         super::*,
+        crate::test_metadata::metadata,
         bytes::Bytes,
-        krabka_ids::LeaderEpoch,
-        krabka_remote_storage::{
-            RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
-        },
-        std::{collections::BTreeMap, path::PathBuf, sync::mpsc},
-        uuid::Uuid,
+        std::{path::PathBuf, sync::mpsc},
     };
 
     /// A storage manager whose copy blocks until released and records deletes.
@@ -203,24 +199,6 @@ mod tests {
             panic,
         });
         (gate, tx)
-    }
-
-    fn metadata() -> RemoteLogSegmentMetadata {
-        let tp = TopicIdPartition::new(Uuid::from_u128(1), "orders", 0);
-        RemoteLogSegmentMetadata::new(
-            RemoteLogSegmentId::new(tp, Uuid::from_u128(2)),
-            0,
-            9,
-            0,
-            1,
-            0,
-            RemoteLogSegmentDetails::new(
-                10,
-                RemoteLogSegmentState::CopySegmentStarted,
-                BTreeMap::from([(LeaderEpoch(0), 0)]),
-            ),
-        )
-        .unwrap()
     }
 
     fn segment() -> LogSegmentData {

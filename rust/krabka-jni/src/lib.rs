@@ -37,4 +37,6 @@ pub mod handles;
 pub mod jbytes;
 pub mod state;
 pub mod stream;
+#[cfg(test)]
+mod test_metadata;
 pub mod wire;

@@ -90,29 +90,17 @@ impl RlmmCacheDump {
 #[cfg(test)]
 mod tests {
     use {
-        super::*,
-        crate::{RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState},
-        krabka_ids::LeaderEpoch,
-        std::collections::BTreeMap,
-        uuid::Uuid,
+        super::*, crate::test_metadata::SegmentMetadataBuilder, krabka_ids::LeaderEpoch, uuid::Uuid,
     };
 
     fn dump() -> RlmmCacheDump {
         let tp = TopicIdPartition::new(Uuid::from_u128(1), "orders", 3);
-        let segment = RemoteLogSegmentMetadata::new(
-            RemoteLogSegmentId::new(tp.clone(), Uuid::from_u128(2)),
-            0,
-            99,
-            5,
-            1,
-            6,
-            RemoteLogSegmentDetails::new(
-                10,
-                RemoteLogSegmentState::CopySegmentStarted,
-                BTreeMap::from([(LeaderEpoch(0), 0), (LeaderEpoch(1), 50)]),
-            ),
-        )
-        .unwrap();
+        let segment = SegmentMetadataBuilder::new(&tp, 0)
+            .segment_id(Uuid::from_u128(2))
+            .timestamps(5, 6)
+            .size(10)
+            .epochs([(LeaderEpoch(0), 0), (LeaderEpoch(1), 50)])
+            .build();
         RlmmCacheDump {
             partitions: vec![PartitionDump {
                 topic_id_partition: tp,

@@ -104,6 +104,10 @@ mod seed_entry_points;
 mod segment_keys;
 mod store_bridge;
 #[cfg(test)]
+#[allow(dead_code)] // shared with the integration tests; each uses a part
+#[path = "../tests/support/metadata.rs"]
+mod test_metadata;
+#[cfg(test)]
 mod test_store;
 
 /// Codecs of the diskless mode: WAL objects, WAL index records, captures

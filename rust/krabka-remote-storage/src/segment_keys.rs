@@ -68,31 +68,17 @@ impl SegmentKeys {
 #[cfg(test)]
 mod tests {
     use {
-        super::*,
-        krabka_ids::LeaderEpoch,
-        krabka_kafka::{
-            RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState, TopicIdPartition,
-        },
-        std::collections::BTreeMap,
+        super::*, crate::test_metadata::SegmentMetadataBuilder, krabka_kafka::TopicIdPartition,
         uuid::Uuid,
     };
 
     fn metadata(topic: &str) -> RemoteLogSegmentMetadata {
         let tp = TopicIdPartition::new(Uuid::from_u128(1), topic, 0);
-        RemoteLogSegmentMetadata::new(
-            RemoteLogSegmentId::new(tp, Uuid::from_u128(0x1e)),
-            0,
-            9,
-            0,
-            0,
-            0,
-            RemoteLogSegmentDetails::new(
-                10,
-                RemoteLogSegmentState::CopySegmentStarted,
-                BTreeMap::from([(LeaderEpoch(0), 0)]),
-            ),
-        )
-        .unwrap()
+        SegmentMetadataBuilder::new(&tp, 0)
+            .segment_id(Uuid::from_u128(0x1e))
+            .end_offset(9)
+            .size(10)
+            .build()
     }
 
     #[test]

@@ -1,22 +1,18 @@
 //! An instrumented in-memory object store and segment fixtures for the
 //! object-store tiers' unit tests.
 
+use crate::test_metadata::SegmentMetadataBuilder;
 pub(crate) use {
     async_trait::async_trait,
     bytes::Bytes,
     futures_util::{StreamExt, stream::BoxStream},
-    krabka_ids::LeaderEpoch,
-    krabka_kafka::{
-        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
-        RemoteLogSegmentState, SegmentReader, TopicIdPartition,
-    },
+    krabka_kafka::{LogSegmentData, RemoteLogSegmentMetadata, SegmentReader, TopicIdPartition},
     object_store::{
         CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
         PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart, memory::InMemory,
         path::Path,
     },
     std::{
-        collections::BTreeMap,
         fmt,
         io::Read,
         path::PathBuf,
@@ -214,20 +210,10 @@ impl ObjectStore for Instrumented {
 
 pub(crate) fn metadata(segment: u128) -> RemoteLogSegmentMetadata {
     let tp = TopicIdPartition::new(Uuid::from_u128(7), "orders", 3);
-    RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(tp, Uuid::from_u128(segment)),
-        100,
-        199,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            0,
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), 100)]),
-        ),
-    )
-    .unwrap()
+    SegmentMetadataBuilder::new(&tp, 100)
+        .segment_id(Uuid::from_u128(segment))
+        .size(0)
+        .build()
 }
 
 /// Deterministic, position-dependent bytes.

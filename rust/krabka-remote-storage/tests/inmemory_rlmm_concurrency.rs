@@ -1,11 +1,13 @@
 //! Many threads adding, updating, reading and exporting an
 //! `InmemoryRemoteLogMetadataManager` at once.
 
+mod support;
+
 use {
     krabka_ids::LeaderEpoch,
     krabka_remote_storage::{
-        InmemoryRemoteLogMetadataManager, RemoteLogMetadataManager, RemoteLogSegmentDetails,
-        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
+        InmemoryRemoteLogMetadataManager, RemoteLogMetadataManager, RemoteLogSegmentId,
+        RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
         RemoteLogSegmentState::{self, *},
         RemoteStorageError, TopicIdPartition,
     },
@@ -14,6 +16,7 @@ use {
         sync::atomic::{AtomicBool, AtomicUsize, Ordering},
         thread,
     },
+    support::SegmentMetadataBuilder,
     uuid::Uuid,
 };
 
@@ -36,17 +39,12 @@ fn segment(
     epochs: BTreeMap<LeaderEpoch, i64>,
     txn_index_empty: bool,
 ) -> RemoteLogSegmentMetadata {
-    RemoteLogSegmentMetadata::new(
-        id,
-        start,
-        end,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(10, CopySegmentStarted, epochs),
-    )
-    .unwrap()
-    .with_txn_index_empty(txn_index_empty)
+    SegmentMetadataBuilder::with_id(id, start)
+        .end_offset(end)
+        .size(10)
+        .epochs(epochs)
+        .txn_index_empty(txn_index_empty)
+        .build()
 }
 
 fn update(id: RemoteLogSegmentId, state: RemoteLogSegmentState) -> RemoteLogSegmentMetadataUpdate {

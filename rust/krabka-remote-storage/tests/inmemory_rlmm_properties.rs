@@ -2,17 +2,20 @@
 //! `InmemoryRemoteLogMetadataManager`, checked after every step against a
 //! brute-force model of Kafka's rules.
 
+mod support;
+
 use {
     krabka_ids::LeaderEpoch,
     krabka_remote_storage::{
-        InmemoryRemoteLogMetadataManager, RemoteLogMetadataManager, RemoteLogSegmentDetails,
-        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
+        InmemoryRemoteLogMetadataManager, RemoteLogMetadataManager, RemoteLogSegmentId,
+        RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
         RemoteLogSegmentState::{self, *},
         RemotePartitionDeleteMetadata, RemotePartitionDeleteState, RemoteStorageError,
         TopicIdPartition,
     },
     proptest::prelude::*,
     std::collections::{BTreeMap, HashMap},
+    support::SegmentMetadataBuilder,
     uuid::Uuid,
 };
 
@@ -238,19 +241,13 @@ fn apply(
             let end = start + len;
             let epochs = epochs
                 .into_iter()
-                .map(|(epoch, delta)| (LeaderEpoch(epoch), start + delta.min(len)))
-                .collect();
-            let segment = RemoteLogSegmentMetadata::new(
-                segment_id(id),
-                start,
-                end,
-                0,
-                1,
-                0,
-                RemoteLogSegmentDetails::new(1, state, epochs),
-            )
-            .unwrap()
-            .with_txn_index_empty(txn_index_empty);
+                .map(|(epoch, delta)| (LeaderEpoch(epoch), start + delta.min(len)));
+            let segment = SegmentMetadataBuilder::with_id(segment_id(id), start)
+                .end_offset(end)
+                .state(state)
+                .epochs(epochs)
+                .txn_index_empty(txn_index_empty)
+                .build();
             let result = manager.add_remote_log_segment_metadata(segment.clone());
             if state != CopySegmentStarted || model.contains_key(&id) {
                 prop_assert!(

@@ -13,8 +13,10 @@ use {
         path::{Path, PathBuf},
     },
     support::{
-        SegmentSpec, assert_invalid_argument, assert_not_found, conformance, new_partition, ok,
-        read_all, segment_metadata, write_segment,
+        SegmentMetadataBuilder, SegmentSpec, assert_deleted, assert_invalid_argument,
+        assert_not_found, conformance,
+        conformance::{Capabilities, Subject},
+        new_partition, ok, read_all, segment_metadata, write_segment,
     },
     uuid::Uuid,
 };
@@ -65,7 +67,8 @@ macro_rules! conformance_cases {
             #[test]
             fn $case() {
                 let fx = fixture();
-                conformance::$case(&fx.tier, &fx.scratch);
+                let subject = Subject::new(&fx.tier, Capabilities::PLAIN);
+                conformance::run_case(stringify!($case), conformance::$case, subject, &fx.scratch);
             }
         )*
 
@@ -88,9 +91,11 @@ conformance_cases!(
     unknown_segment_is_not_found,
     delete_is_idempotent,
     delete_keeps_other_segments,
-    recopy_overwrites,
-    recopy_drops_absent_optional_indexes,
+    recopy_of_an_existing_segment,
+    recopy_without_optional_indexes,
     failed_copy_is_not_visible,
+    copy_cancelled_before_it_starts,
+    copy_cancelled_while_running,
     partial_read_then_drop,
     concurrent_copies_and_fetches,
 );
@@ -98,7 +103,7 @@ conformance_cases!(
 #[test]
 fn the_whole_suite_runs_on_one_shared_tier() {
     let fx = fixture();
-    conformance::run_rsm_conformance(&fx.tier, &fx.scratch);
+    conformance::run_rsm_conformance(&fx.tier, Capabilities::PLAIN, &fx.scratch);
     // Cases that delete everything they copied leave no partition behind;
     // the others leave complete segments only: no staging file anywhere.
     assert!(
@@ -113,24 +118,10 @@ fn layout_is_kafkas() {
     let fx = fixture();
     let partition = TopicIdPartition::new(Uuid::from_u128(1), "orders", 0);
     let segment_id = Uuid::from_u128(0x1e);
-    let metadata = {
-        let generated = segment_metadata(&partition, 11, 0);
-        let id = krabka_remote_storage::RemoteLogSegmentId::new(partition.clone(), segment_id);
-        krabka_remote_storage::RemoteLogSegmentMetadata::new(
-            id,
-            generated.start_offset(),
-            generated.end_offset(),
-            0,
-            0,
-            0,
-            krabka_remote_storage::RemoteLogSegmentDetails::new(
-                4096,
-                generated.state(),
-                generated.segment_leader_epochs().clone(),
-            ),
-        )
-        .unwrap()
-    };
+    let metadata = SegmentMetadataBuilder::new(&partition, 11)
+        .segment_id(segment_id)
+        .size(4096)
+        .build();
     let segment = write_segment(&fx.scratch, &SegmentSpec::seeded(1));
     ok(
         fx.tier.copy_log_segment_data(&metadata, &segment.data),
@@ -221,7 +212,7 @@ fn a_tier_written_by_kafka_is_readable() {
         fx.tier.fetch_index(&metadata, IndexType::Transaction),
         "txn",
     );
-    ok(fx.tier.delete_log_segment_data(&metadata), "delete");
+    assert_deleted(fx.tier.delete_log_segment_data(&metadata), "delete");
     assert!(tree(&fx.root).is_empty(), "{:?}", tree(&fx.root));
 }
 
@@ -261,13 +252,13 @@ fn deleting_the_last_segment_removes_the_partition_directory() {
         "copy",
     );
     let dir = fx.root.join(partition_dir_name(&first_md));
-    ok(fx.tier.delete_log_segment_data(&first_md), "delete");
+    assert_deleted(fx.tier.delete_log_segment_data(&first_md), "delete");
     assert!(dir.is_dir());
     assert_eq!(tree(&dir).len(), 6);
-    ok(fx.tier.delete_log_segment_data(&second_md), "delete");
+    assert_deleted(fx.tier.delete_log_segment_data(&second_md), "delete");
     assert!(!dir.exists());
     assert!(tree(&fx.root).is_empty());
-    ok(fx.tier.delete_log_segment_data(&second_md), "delete again");
+    assert_deleted(fx.tier.delete_log_segment_data(&second_md), "delete again");
 }
 
 #[test]
@@ -340,7 +331,7 @@ fn indexes_without_a_log_are_not_a_segment() {
         read_all(ok(fx.tier.fetch_log_segment(&metadata, 0, None), "fetch")),
         segment.log
     );
-    ok(fx.tier.delete_log_segment_data(&metadata), "delete");
+    assert_deleted(fx.tier.delete_log_segment_data(&metadata), "delete");
     assert!(tree(&fx.root).is_empty());
 }
 
@@ -382,11 +373,11 @@ fn a_leftover_staging_file_is_ignored_and_cleaned() {
     // A stale staging file of another segment in the same partition stays.
     let other = dir.join(".00000000000000000999-AAAAAAAAAAAAAAAAAAAAAQ.log.1.tmp");
     fs::write(&other, b"x").unwrap();
-    ok(fx.tier.delete_log_segment_data(&metadata), "delete");
+    assert_deleted(fx.tier.delete_log_segment_data(&metadata), "delete");
     assert!(!stale_log.exists() && !stale_index.exists());
     assert!(other.exists());
     fs::remove_file(&other).unwrap();
-    ok(fx.tier.delete_log_segment_data(&metadata), "delete again");
+    assert_deleted(fx.tier.delete_log_segment_data(&metadata), "delete again");
     assert!(tree(&fx.root).is_empty(), "{:?}", tree(&fx.root));
 }
 
@@ -433,7 +424,7 @@ fn a_missing_root_holds_no_segments() {
     let fx = fixture();
     let metadata = segment_metadata(&new_partition("t", 0), 0, 10);
     assert_not_found(fx.tier.fetch_log_segment(&metadata, 0, None), "log");
-    ok(fx.tier.delete_log_segment_data(&metadata), "delete");
+    assert_deleted(fx.tier.delete_log_segment_data(&metadata), "delete");
     assert!(!fx.root.exists());
     assert_eq!(fx.tier.root(), fx.root.as_path());
 }
@@ -467,7 +458,7 @@ fn deletes_emptying_the_partition_race_safely_with_copies() {
                         ok(tier.fetch_index(&metadata, IndexType::LeaderEpoch), "epoch"),
                         segment.leader_epoch
                     );
-                    ok(tier.delete_log_segment_data(&metadata), "delete");
+                    assert_deleted(tier.delete_log_segment_data(&metadata), "delete");
                 }
             });
         }

@@ -15,8 +15,10 @@ mod servers;
 mod support;
 
 use {
-    krabka_remote_storage::S3RemoteStorage, object_store::memory::InMemory, std::sync::Arc,
-    support::conformance,
+    krabka_remote_storage::S3RemoteStorage,
+    object_store::memory::InMemory,
+    std::sync::Arc,
+    support::conformance::{self, Capabilities},
 };
 
 const KIB: usize = 1024;
@@ -25,12 +27,12 @@ const KIB: usize = 1024;
 /// 64 KiB on in parts of `part` bytes.
 fn run(tier: impl Fn() -> S3RemoteStorage, part: usize) {
     let scratch = tempfile::tempdir().unwrap();
-    conformance::run_rsm_conformance(&tier(), scratch.path());
+    conformance::run_rsm_conformance(&tier(), Capabilities::PLAIN, scratch.path());
     let multipart = tier()
         .with_multipart_tuning(64 * KIB as u64, part)
         .with_upload_concurrency(3)
         .with_fetch_tuning(16 * KIB, 3);
-    conformance::run_rsm_conformance(&multipart, scratch.path());
+    conformance::run_rsm_conformance(&multipart, Capabilities::PLAIN, scratch.path());
 }
 
 /// The smallest part S3 and GCS accept but for the last.

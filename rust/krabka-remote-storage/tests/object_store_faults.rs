@@ -3,11 +3,12 @@
 //! throttles with `503 SlowDown`, and resets a download.
 
 mod servers;
+mod support;
 
 use {
     krabka_remote_storage::{IndexType, RemoteStorageError, RemoteStorageManager, S3RemoteStorage},
     servers::{
-        S3Server, metadata, pattern,
+        S3Server, pattern,
         proxy::{Mode, Proxy},
         segment, unique_prefix, verify_stream,
     },
@@ -15,6 +16,7 @@ use {
         io::Read,
         time::{Duration, Instant},
     },
+    support::orders_segment,
 };
 
 const MIB: usize = 1024 * 1024;
@@ -59,7 +61,7 @@ fn server_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
     });
     let dir = tempfile::tempdir().unwrap();
     let len = 24 * MIB;
-    let md = metadata(len);
+    let md = orders_segment(len);
     let data = segment(dir.path(), len, true);
     // The indexes (a few KiB) get through; the log's multipart upload dies.
     proxy.cut_after_upload(9 * MIB as u64);
@@ -104,7 +106,7 @@ fn a_stalled_server_times_out_as_retryable() {
         config.retry_timeout = Duration::from_secs(3);
     });
     let dir = tempfile::tempdir().unwrap();
-    let md = metadata(1000);
+    let md = orders_segment(1000);
     direct
         .copy_log_segment_data(&md, &segment(dir.path(), 1000, false))
         .unwrap();
@@ -155,7 +157,7 @@ fn throttling_is_retried_with_backoff_and_counted() {
         config.retry_timeout = Duration::from_secs(10);
     });
     let dir = tempfile::tempdir().unwrap();
-    let md = metadata(1000);
+    let md = orders_segment(1000);
     direct
         .copy_log_segment_data(&md, &segment(dir.path(), 1000, false))
         .unwrap();
@@ -199,7 +201,7 @@ fn a_reset_during_a_download_is_resumed() {
     let len = 40 * MIB;
     let tier = tier.with_fetch_tuning(len, 1);
     let dir = tempfile::tempdir().unwrap();
-    let md = metadata(len);
+    let md = orders_segment(len);
     direct
         .copy_log_segment_data(&md, &segment(dir.path(), len, false))
         .unwrap();

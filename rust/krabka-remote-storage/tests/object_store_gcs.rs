@@ -9,13 +9,15 @@
 //! Started by `scripts/test.d/50-object-store.sh`.
 
 mod servers;
+mod support;
 
 use {
     krabka_remote_storage::{
         IndexType, LogSegmentData, RemoteStorageError, RemoteStorageManager, S3RemoteStorage,
         partition_dir_name, segment_file_name,
     },
-    servers::{GcsServer, metadata, pattern, pattern_at, segment, unique_prefix, verify_stream},
+    servers::{GcsServer, pattern, pattern_at, segment, unique_prefix, verify_stream},
+    support::{assert_deleted, orders_segment},
 };
 
 const MIB: usize = 1024 * 1024;
@@ -47,7 +49,7 @@ fn gcs_missing_bucket_is_a_backend_error() {
     server.bucket = "krabka-missing-bucket".to_owned();
     let tier = tier(&server, "missing");
     let dir = tempfile::tempdir().unwrap();
-    let md = metadata(100);
+    let md = orders_segment(100);
     let err = tier
         .copy_log_segment_data(&md, &segment(dir.path(), 100, false))
         .unwrap_err();
@@ -108,7 +110,7 @@ fn fake_gcs_server_serves_fetches_and_deletes_of_json_seeded_segments() {
     let tier = tier(&server, &prefix);
     let dir = tempfile::tempdir().unwrap();
     let len = 3 * MIB + 5;
-    let md = metadata(len);
+    let md = orders_segment(len);
     let data = segment(dir.path(), len, false);
     seed_through_json(&server, &prefix, &md, &data);
 
@@ -151,8 +153,8 @@ fn fake_gcs_server_serves_fetches_and_deletes_of_json_seeded_segments() {
         tier.fetch_index(&md, IndexType::Transaction),
         Err(RemoteStorageError::NotFound { .. })
     ));
-    tier.delete_log_segment_data(&md).unwrap();
-    tier.delete_log_segment_data(&md).unwrap();
+    assert_deleted(tier.delete_log_segment_data(&md), "delete");
+    assert_deleted(tier.delete_log_segment_data(&md), "delete again");
     assert!(matches!(
         tier.fetch_log_segment(&md, 0, None),
         Err(RemoteStorageError::NotFound { .. })

@@ -4,6 +4,7 @@
 //! how a missing server is skipped or fails.
 
 mod servers;
+mod support;
 
 use {
     krabka_object_store::{S3Credentials, Secret},
@@ -15,12 +16,13 @@ use {
         aws::{AwsAuthorizer, AwsCredential},
         client::{HttpConnector, HttpRequestBody, ReqwestConnector},
     },
-    servers::{S3Server, metadata, pattern, pattern_at, segment, unique_prefix, verify_stream},
+    servers::{S3Server, pattern, pattern_at, segment, unique_prefix, verify_stream},
     std::{
         io::Read,
         sync::Arc,
         time::{Duration, Instant},
     },
+    support::orders_segment,
 };
 
 const MIB: usize = 1024 * 1024;
@@ -59,7 +61,7 @@ fn seaweedfs_missing_transaction_index_is_not_found() {
     };
     let tier = tier(&server, "missing-txn");
     let dir = tempfile::tempdir().unwrap();
-    let md = metadata(1000);
+    let md = orders_segment(1000);
     tier.copy_log_segment_data(&md, &segment(dir.path(), 1000, false))
         .unwrap();
     assert!(matches!(
@@ -86,7 +88,7 @@ fn seaweedfs_wrong_secret_is_refused_at_once() {
     };
     let tier = S3RemoteStorage::from_s3_config(&config).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let md = metadata(100);
+    let md = orders_segment(100);
     let started = Instant::now();
     let err = tier
         .copy_log_segment_data(&md, &segment(dir.path(), 100, false))
@@ -110,7 +112,7 @@ fn missing_bucket_is_a_backend_error(server: &S3Server, copy_too: bool) {
     let mut config = server.config();
     config.bucket = format!("krabka-missing-{}", uuid::Uuid::new_v4().simple());
     let tier = S3RemoteStorage::from_s3_config(&config).unwrap();
-    let md = metadata(100);
+    let md = orders_segment(100);
     let Err(err) = tier.fetch_log_segment(&md, 0, None) else {
         panic!("a fetch from a missing bucket succeeded");
     };
@@ -144,7 +146,7 @@ fn seaweedfs_serves_plain_threads_and_tokio_callers_at_once() {
     let tier = Arc::new(tier(&server, "threads"));
     let dir = tempfile::tempdir().unwrap();
     let len = 3 * MIB;
-    let md = metadata(len);
+    let md = orders_segment(len);
     tier.copy_log_segment_data(&md, &segment(dir.path(), len, true))
         .unwrap();
     let plain: Vec<_> = (0..4)
@@ -187,7 +189,7 @@ fn seaweedfs_reader_dropped_early_reads_only_a_prefix() {
     let tier = tier(&server, "early-drop");
     let dir = tempfile::tempdir().unwrap();
     let len = 12 * MIB;
-    let md = metadata(len);
+    let md = orders_segment(len);
     tier.copy_log_segment_data(&md, &segment(dir.path(), len, false))
         .unwrap();
     for _ in 0..20 {
@@ -247,7 +249,7 @@ fn seaweedfs_cancelled_copy_aborts_its_multipart_upload() {
         .with_upload_concurrency(1);
     let dir = tempfile::tempdir().unwrap();
     let len = 64 * MIB;
-    let md = metadata(len);
+    let md = orders_segment(len);
     let data = segment(dir.path(), len, false);
     let token = CancellationToken::new();
     let canceller = {

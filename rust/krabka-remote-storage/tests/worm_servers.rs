@@ -3,24 +3,28 @@
 //! bucket and s3s-fs are refused; the GCS test server with a locked
 //! retention policy is accepted, without the lock refused. Started by
 //! `scripts/test.d/55-worm.sh`, which creates the lock buckets and sets
-//! `KRABKA_S3_WORM_BUCKET` and `KRABKA_GCS_WORM_BUCKET`.
+//! `KRABKA_S3_WORM_BUCKET` and `KRABKA_GCS_WORM_BUCKET`. The shared
+//! conformance suite runs on the lock bucket, read-write and write-only.
 
 #![allow(missing_docs)]
 
 mod servers;
+mod support;
 
 use {
-    krabka_ids::LeaderEpoch,
     krabka_remote_storage::{
-        DeleteOutcome, ErrorClass, IndexType, MANIFEST_SUFFIX, RemoteLogSegmentDetails,
-        RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError,
+        DeleteOutcome, ErrorClass, IndexType, MANIFEST_SUFFIX, RemoteStorageError,
         RemoteStorageManager, S3RemoteStorage, SegmentManifest, TopicIdPartition,
         TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
         WormChainRecord, WormConfig, WormRemoteStorage, verify_archive, verify_manifest_signature,
     },
     object_store::{ObjectStoreExt, path::Path},
     servers::{segment, skip_or_fail, unique_prefix},
-    std::{collections::BTreeMap, io::Read, sync::Arc},
+    std::{io::Read, sync::Arc},
+    support::{
+        conformance::{self, Capabilities},
+        segment_metadata,
+    },
     uuid::Uuid,
 };
 
@@ -53,31 +57,14 @@ fn worm_bucket(test: &str) -> Option<servers::S3Server> {
     Some(server)
 }
 
-fn meta(tp: &TopicIdPartition, start: i64) -> RemoteLogSegmentMetadata {
-    RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(tp.clone(), Uuid::new_v4()),
-        start,
-        start + 99,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            1,
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), start)]),
-        ),
-    )
-    .unwrap()
-}
-
-fn worm_tier(server: &servers::S3Server, prefix: &str) -> WormRemoteStorage {
+fn worm_tier(server: &servers::S3Server, prefix: &str, write_only: bool) -> WormRemoteStorage {
     let mut config = server.config();
     config.prefix = Some(prefix.to_owned());
     config.multipart_threshold = 5 * 1024 * 1024;
     config.multipart_chunk_size = 5 * 1024 * 1024;
     S3RemoteStorage::from_s3_config(&config)
         .unwrap()
-        .with_worm(worm_config())
+        .with_worm(worm_config().write_only(write_only))
         .unwrap()
 }
 
@@ -98,13 +85,13 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
         return;
     };
     let prefix = unique_prefix("wormlock");
-    let tier = worm_tier(&server, &prefix);
+    let tier = worm_tier(&server, &prefix, false);
     assert!(tier.evidence().contains("COMPLIANCE"));
     let dir = tempfile::tempdir().unwrap();
     let log_len = 6 * 1024 * 1024 + 17;
     let data = segment(dir.path(), log_len, true);
     let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
-    let metadata = meta(&tp, 0);
+    let metadata = segment_metadata(&tp, 0, log_len);
     let receipt = tier
         .copy_log_segment_data(&metadata, &data)
         .unwrap()
@@ -282,6 +269,29 @@ async fn signed_delete(server: &servers::S3Server, key: &str, version: &str) -> 
     client.execute(request).await.unwrap().status().as_u16()
 }
 
+/// The shared conformance suite on the lock bucket. Unlike the in-memory
+/// store (`archive_conformance.rs`), the bucket keeps versions, so the
+/// archive's multipart path (a reserved key, then a pinned version) runs for
+/// every log from 5 MiB.
+fn conformance_on_the_lock_bucket(test: &str, write_only: bool) {
+    let Some(server) = worm_bucket(test) else {
+        return;
+    };
+    let tier = worm_tier(&server, &unique_prefix("wormconf"), write_only);
+    let scratch = tempfile::tempdir().unwrap();
+    conformance::run_rsm_conformance(&tier, Capabilities::archive(write_only), scratch.path());
+}
+
+#[test]
+fn seaweedfs_lock_bucket_passes_the_conformance_suite() {
+    conformance_on_the_lock_bucket("seaweedfs_lock_conformance", false);
+}
+
+#[test]
+fn seaweedfs_write_only_lock_bucket_passes_the_conformance_suite() {
+    conformance_on_the_lock_bucket("seaweedfs_write_only_lock_conformance", true);
+}
+
 #[test]
 fn seaweedfs_two_writers_never_fork_the_chain() {
     let Some(server) = worm_bucket("seaweedfs_two_writers") else {
@@ -290,8 +300,8 @@ fn seaweedfs_two_writers_never_fork_the_chain() {
     let prefix = unique_prefix("wormrace");
     let dir = tempfile::tempdir().unwrap();
     let data = segment(dir.path(), 1000, false);
-    let a = Arc::new(worm_tier(&server, &prefix));
-    let b = Arc::new(worm_tier(&server, &prefix));
+    let a = Arc::new(worm_tier(&server, &prefix, false));
+    let b = Arc::new(worm_tier(&server, &prefix, false));
     let mut losses = 0;
     for round in 0..4 {
         let tp = TopicIdPartition::new(Uuid::new_v4(), "race", round);
@@ -302,7 +312,7 @@ fn seaweedfs_two_writers_never_fork_the_chain() {
             .map(|(i, tier)| {
                 let (barrier, data, tp) = (Arc::clone(&barrier), data.clone(), tp.clone());
                 std::thread::spawn(move || {
-                    let metadata = meta(&tp, i64::try_from(i).unwrap() * 100);
+                    let metadata = segment_metadata(&tp, i64::try_from(i).unwrap() * 100, 1000);
                     barrier.wait();
                     (
                         metadata.clone(),
@@ -323,7 +333,7 @@ fn seaweedfs_two_writers_never_fork_the_chain() {
                     losses += 1;
                     // The retry (a new segment id, as Kafka does) continues the chain.
                     let tier = if index == 0 { &a } else { &b };
-                    tier.copy_log_segment_data(&meta(&tp, 500), &data)
+                    tier.copy_log_segment_data(&segment_metadata(&tp, 500, 1000), &data)
                         .unwrap()
                         .unwrap()
                 }
@@ -387,7 +397,7 @@ fn gcs_locked_bucket_is_accepted_and_unlocked_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = segment(dir.path(), 1000, false);
     let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
-    tier.copy_log_segment_data(&meta(&tp, 0), &data)
+    tier.copy_log_segment_data(&segment_metadata(&tp, 0, 1000), &data)
         .unwrap()
         .unwrap();
 }
@@ -430,7 +440,7 @@ fn seaweedfs_concurrent_creates_on_the_lock_bucket() {
         return;
     };
     let prefix = unique_prefix("wormcc");
-    let tier = worm_tier(&server, &prefix);
+    let tier = worm_tier(&server, &prefix, false);
     let winners: Vec<usize> = (0..5)
         .map(|i| concurrent_create_winners(&tier, &format!("{prefix}/k{i}")))
         .collect();

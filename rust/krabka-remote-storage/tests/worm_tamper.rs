@@ -4,18 +4,19 @@
 
 #![allow(missing_docs)]
 
+mod support;
+
 use {
     bytes::Bytes,
-    krabka_ids::LeaderEpoch,
     krabka_remote_storage::{
         CancellationToken, ChainHead, DeepProgress, LogSegmentData, ManifestSigner,
-        RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
-        RemoteLogSegmentState, SealedManifest, SegmentManifest, Severity, TopicIdPartition,
+        RemoteLogSegmentMetadata, SealedManifest, SegmentManifest, Severity, TopicIdPartition,
         TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyObserver, VerifyOutcome,
         VerifyRequest, WormArchiver, authenticate_archive, verify_archive, verify_archive_observed,
     },
     object_store::{ObjectStoreExt, PutPayload, memory::InMemory, path::Path},
-    std::{collections::BTreeMap, sync::Arc},
+    std::sync::Arc,
+    support::SegmentMetadataBuilder,
     uuid::Uuid,
 };
 
@@ -36,20 +37,10 @@ struct Archive {
 }
 
 fn meta(tp: &TopicIdPartition, start: i64) -> RemoteLogSegmentMetadata {
-    RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(tp.clone(), Uuid::from_u128(1000 + start as u128)),
-        start,
-        start + 99,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            1000,
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), start)]),
-        ),
-    )
-    .unwrap()
+    SegmentMetadataBuilder::new(tp, start)
+        .segment_id(Uuid::from_u128(1000 + start as u128))
+        .size(1000)
+        .build()
 }
 
 /// Three segments of `orders-3`, offsets 0–299, seq 0–2.

@@ -4,20 +4,19 @@
 
 #![allow(missing_docs)]
 
+mod common;
+
 use {
     bytes::Bytes,
-    krabka_ids::LeaderEpoch,
     krabka_object_store::{S3Config, S3Credentials, Secret},
     krabka_remote_storage::{
-        LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
-        RemoteLogSegmentState, RemoteStorageManager, S3RemoteStorage, TopicIdPartition,
-        WormChainRecord, WormConfig,
+        LogSegmentData, RemoteStorageManager, S3RemoteStorage, TopicIdPartition, WormChainRecord,
+        WormConfig,
     },
-    std::{collections::BTreeMap, process::Command},
+    std::process::Command,
     uuid::Uuid,
 };
 
-const BIN: &str = env!("CARGO_BIN_EXE_krabka-worm-verify");
 const KEY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../krabka-remote-storage/tests/fixtures/worm/test-key-1.pem"
@@ -74,20 +73,7 @@ fn the_binary_verifies_a_seaweedfs_lock_bucket_and_reports_the_tip() {
     let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 1);
     let mut head = None;
     for start in [0i64, 100] {
-        let metadata = RemoteLogSegmentMetadata::new(
-            RemoteLogSegmentId::new(tp.clone(), Uuid::new_v4()),
-            start,
-            start + 99,
-            0,
-            1,
-            0,
-            RemoteLogSegmentDetails::new(
-                5000,
-                RemoteLogSegmentState::CopySegmentStarted,
-                BTreeMap::from([(LeaderEpoch(0), start)]),
-            ),
-        )
-        .unwrap();
+        let metadata = common::segment_metadata(&tp, start, 5000);
         let receipt = tier
             .copy_log_segment_data(&metadata, &data)
             .unwrap()
@@ -99,7 +85,7 @@ fn the_binary_verifies_a_seaweedfs_lock_bucket_and_reports_the_tip() {
         }
     }
     let tip = head.unwrap().to_string();
-    let output = Command::new(BIN)
+    let output = Command::new(common::BIN)
         .env("AWS_ACCESS_KEY_ID", &access)
         .env("AWS_SECRET_ACCESS_KEY", &secret)
         .env("AWS_REGION", "us-east-1")

@@ -1,32 +1,10 @@
 use {
     super::*,
-    krabka_ids::LeaderEpoch,
+    crate::test_metadata::metadata,
     krabka_remote_storage::{
-        DeleteOutcome, ManifestSigner, ObjectStoreConfig, RemoteLogSegmentDetails,
-        RemoteLogSegmentId, RemoteLogSegmentState, RemoteStorageError, TopicIdPartition,
-        WormConfig,
+        DeleteOutcome, ManifestSigner, ObjectStoreConfig, RemoteStorageError, WormConfig,
     },
-    std::collections::BTreeMap,
-    uuid::Uuid,
 };
-
-fn metadata() -> RemoteLogSegmentMetadata {
-    let tp = TopicIdPartition::new(Uuid::from_u128(1), "orders", 0);
-    RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(tp, Uuid::from_u128(2)),
-        0,
-        9,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            10,
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), 0)]),
-        ),
-    )
-    .unwrap()
-}
 
 fn in_memory_tier() -> S3RemoteStorage {
     S3RemoteStorage::from_config(&ObjectStoreConfig::InMemory).unwrap()

@@ -12,8 +12,12 @@ use {
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
     },
-    krabka_object_store::{prove_write_once, store::StoreHandle},
-    krabka_worm::ManifestSigner,
+    krabka_object_store::{
+        prove_write_once,
+        store::{StoreHandle, errors::to_store_error},
+    },
+    krabka_worm::{MANIFEST_SUFFIX, ManifestSigner},
+    object_store::ObjectStoreExt,
     std::sync::Arc,
 };
 pub use {
@@ -42,6 +46,10 @@ pub use {
 /// - **Deletes are refused without a request**: the answer is
 ///   [`DeleteOutcome::RetainedByArchive`], so Kafka's retention moves on
 ///   while the bucket's retention keeps the bytes.
+/// - **Fetches serve committed copies only**: a segment whose manifest (the
+///   last object a copy writes, after its seal) is absent is
+///   [`RemoteStorageError::NotFound`], whatever a failed or cancelled copy
+///   left under its keys.
 /// - **Write-only** ([`WormConfig::write_only`]): every fetch is
 ///   [`RemoteStorageError::Refused`] without a request.
 /// - **Cancellation** stops a copy between requests; what it uploaded stays
@@ -125,15 +133,35 @@ impl WormRemoteStorage {
         self.store.store()
     }
 
-    /// Refuses a fetch in a write-only archive, before any request.
-    fn refuse_fetch(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
+    /// The keys a fetch of the segment may read: refused in a write-only
+    /// archive (before any request), `NotFound` unless the segment's copy
+    /// committed.
+    ///
+    /// The manifest beside the segment is written last, after the seal that
+    /// commits the copy. Without it, what lies under the segment's keys is
+    /// left over from a copy that failed or was cancelled (and cannot be
+    /// deleted): among it the empty create-only reservation of a multipart
+    /// log, which must not read as an empty segment. One HEAD per fetch.
+    fn committed_keys(&self, metadata: &RemoteLogSegmentMetadata) -> Result<SegmentKeys> {
+        let id = metadata.remote_log_segment_id();
         if self.write_only {
             return Err(RemoteStorageError::Refused(format!(
-                "segment {} is in a write-only archive: fetches are refused",
-                metadata.remote_log_segment_id()
+                "segment {id} is in a write-only archive: fetches are refused"
             )));
         }
-        Ok(())
+        let keys = self.keys(metadata);
+        let manifest = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
+        let resource = format!("manifest of segment {id} (its copy never committed)");
+        let store = Arc::clone(self.store.store());
+        let head = async move {
+            store
+                .head(&manifest)
+                .await
+                .map(drop)
+                .map_err(|err| to_store_error(err, "read of", &resource))
+        };
+        self.store.runtime().block_on(head).map_err(spi_error)?;
+        Ok(keys)
     }
 
     fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
@@ -169,10 +197,9 @@ impl RemoteStorageManager for WormRemoteStorage {
         start_position: u64,
         end_position: Option<u64>,
     ) -> Result<SegmentReader> {
-        self.refuse_fetch(metadata)?;
         object_reads::log_range(
             &self.store,
-            &self.keys(metadata),
+            &self.committed_keys(metadata)?,
             metadata,
             start_position,
             end_position,
@@ -184,8 +211,12 @@ impl RemoteStorageManager for WormRemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
-        self.refuse_fetch(metadata)?;
-        object_reads::index(&self.store, &self.keys(metadata), metadata, index)
+        object_reads::index(
+            &self.store,
+            &self.committed_keys(metadata)?,
+            metadata,
+            index,
+        )
     }
 
     fn delete_log_segment_data(

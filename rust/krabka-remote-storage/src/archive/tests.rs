@@ -182,6 +182,63 @@ fn multipart_objects_need_a_version_id() {
 }
 
 #[test]
+fn a_copy_that_never_committed_is_not_served() {
+    // A multipart log first reserves its key with an empty create-only
+    // write; a copy failing after that leaves the reservation (nothing can
+    // be deleted), which must not read as an empty segment.
+    let mut f = worm_fixture(false);
+    f.tier = S3RemoteStorage::with_store(f.store.clone(), Some("tier".to_owned()))
+        .unwrap()
+        .with_multipart_tuning(1000, 1000)
+        .with_worm_unchecked(signer(), false, "test".to_owned());
+    f.store.stats.fail_part.store(2, SeqCst);
+    let data = segment(f.dir.path(), &pattern(4000, 1), false);
+    let err = f
+        .tier
+        .copy_log_segment_data(&metadata(1), &data)
+        .unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Retryable, "{err:?}");
+    let log_key = SegmentKeys::new(f.tier.prefix(), &metadata(1))
+        .log()
+        .unwrap();
+    let store = Arc::clone(&f.store);
+    let reserved = f
+        .tier
+        .store
+        .runtime()
+        .block_on(async move {
+            use object_store::ObjectStoreExt;
+            Ok(store.inner.head(&log_key).await.unwrap().size)
+        })
+        .unwrap();
+    assert_eq!(reserved, 0, "the reservation is left behind");
+    let Err(err) = f.tier.fetch_log_segment(&metadata(1), 0, None) else {
+        panic!("the log of an uncommitted copy was served");
+    };
+    assert!(
+        matches!(err, RemoteStorageError::NotFound { .. }),
+        "{err:?}"
+    );
+    for index in IndexType::ALL {
+        let err = f.tier.fetch_index(&metadata(1), index).unwrap_err();
+        assert!(
+            matches!(err, RemoteStorageError::NotFound { .. }),
+            "{index:?}: {err:?}"
+        );
+    }
+    // Kafka's retry, under a new segment id, commits and is served.
+    f.store.stats.fail_part.store(0, SeqCst);
+    f.tier = S3RemoteStorage::with_store(f.store.clone(), Some("tier".to_owned()))
+        .unwrap()
+        .with_worm_unchecked(signer(), false, "test".to_owned());
+    f.tier.copy_log_segment_data(&metadata(2), &data).unwrap();
+    assert_eq!(
+        read_all(f.tier.fetch_log_segment(&metadata(2), 0, None).unwrap()),
+        pattern(4000, 1)
+    );
+}
+
+#[test]
 fn deletes_are_retained_without_a_request() {
     let f = worm_fixture(false);
     let data = segment(f.dir.path(), &pattern(100, 1), false);

@@ -1,6 +1,6 @@
 use {
     super::*,
-    crate::{CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId},
+    crate::{CustomMetadata, RemoteLogSegmentId, test_metadata::SegmentMetadataBuilder},
     RemoteLogSegmentState::*,
     RemotePartitionDeleteState::*,
 };
@@ -14,20 +14,11 @@ fn seg_id(id: u128) -> RemoteLogSegmentId {
 }
 
 fn seg(id: u128, start: i64, end: i64, epochs: &[(i32, i64)]) -> RemoteLogSegmentMetadata {
-    RemoteLogSegmentMetadata::new(
-        seg_id(id),
-        start,
-        end,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            1000,
-            CopySegmentStarted,
-            epochs.iter().map(|(e, o)| (LeaderEpoch(*e), *o)).collect(),
-        ),
-    )
-    .unwrap()
+    SegmentMetadataBuilder::with_id(seg_id(id), start)
+        .end_offset(end)
+        .size(1000)
+        .epochs(epochs.iter().map(|(e, o)| (LeaderEpoch(*e), *o)))
+        .build()
 }
 
 fn upd(id: u128, state: RemoteLogSegmentState, ts: i64) -> RemoteLogSegmentMetadataUpdate {
@@ -60,9 +51,10 @@ fn ids(segments: &[RemoteLogSegmentMetadata]) -> Vec<u128> {
 
 /// Segment `id` (`[0, 9]`, epoch 0) built directly in `state`.
 fn in_state(id: u128, state: RemoteLogSegmentState) -> RemoteLogSegmentMetadata {
-    let epochs = BTreeMap::from([(LeaderEpoch(0), 0)]);
-    let details = RemoteLogSegmentDetails::new(1, state, epochs);
-    RemoteLogSegmentMetadata::new(seg_id(id), 0, 9, 0, 1, 0, details).unwrap()
+    SegmentMetadataBuilder::with_id(seg_id(id), 0)
+        .end_offset(9)
+        .state(state)
+        .build()
 }
 
 /// A cache holding segment 1 (`[0, 99]`, epochs `{0: 0, 1: 50}`) moved along

@@ -1,8 +1,8 @@
 use {
     super::*,
     crate::{
-        PartitionDump, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentState,
-        RemotePartitionDeleteState,
+        PartitionDump, RemoteLogSegmentId, RemoteLogSegmentState, RemotePartitionDeleteState,
+        test_metadata::SegmentMetadataBuilder,
     },
     RemoteLogSegmentState::*,
     RemotePartitionDeleteState::*,
@@ -20,20 +20,12 @@ fn seg(
     end: i64,
     epochs: &[(i32, i64)],
 ) -> RemoteLogSegmentMetadata {
-    RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(partition.clone(), Uuid::from_u128(id)),
-        start,
-        end,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            100,
-            CopySegmentStarted,
-            epochs.iter().map(|(e, o)| (LeaderEpoch(*e), *o)).collect(),
-        ),
-    )
-    .unwrap()
+    SegmentMetadataBuilder::new(partition, start)
+        .segment_id(Uuid::from_u128(id))
+        .end_offset(end)
+        .size(100)
+        .epochs(epochs.iter().map(|(e, o)| (LeaderEpoch(*e), *o)))
+        .build()
 }
 
 fn upd(

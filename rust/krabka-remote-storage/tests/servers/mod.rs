@@ -1,6 +1,8 @@
 //! Shared helpers of the object-store integration tests: which servers the
 //! stage script started (from environment variables), the skip-or-fail rule,
-//! segment fixtures, and a fault-injecting TCP proxy.
+//! segment fixtures, and a fault-injecting TCP proxy. A test binary that
+//! includes it (`mod servers;`) also includes `mod support;`, whose metadata
+//! builder it uses.
 //!
 //! # Skipping
 //!
@@ -15,17 +17,14 @@
 pub mod proxy;
 
 use {
+    crate::support::{assert_deleted, orders_segment},
     bytes::Bytes,
-    krabka_ids::LeaderEpoch,
     krabka_object_store::{GcsConfig, S3Config, S3Credentials, Secret},
     krabka_remote_storage::{
-        IndexType, LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId,
-        RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError, RemoteStorageManager,
-        SegmentReader, TopicIdPartition,
+        IndexType, LogSegmentData, RemoteStorageError, RemoteStorageManager, SegmentReader,
     },
     std::net::TcpStream,
     std::{
-        collections::BTreeMap,
         io::{Read, Write},
         path::{Path, PathBuf},
         time::Duration,
@@ -168,25 +167,6 @@ pub fn unique_prefix(test: &str) -> String {
     )
 }
 
-/// Metadata of a fresh segment of partition `orders-0`.
-pub fn metadata(size: usize) -> RemoteLogSegmentMetadata {
-    let tp = TopicIdPartition::new(Uuid::new_v4(), "orders", 0);
-    RemoteLogSegmentMetadata::new(
-        RemoteLogSegmentId::new(tp, Uuid::new_v4()),
-        0,
-        99,
-        0,
-        1,
-        0,
-        RemoteLogSegmentDetails::new(
-            i32::try_from(size).unwrap_or(i32::MAX),
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), 0)]),
-        ),
-    )
-    .unwrap()
-}
-
 /// Deterministic, position-dependent bytes.
 pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
@@ -275,7 +255,7 @@ const MIB: usize = 1024 * 1024;
 pub fn round_trip(tier: &dyn RemoteStorageManager) {
     let dir = tempfile::tempdir().unwrap();
     let len = 13 * MIB + 123;
-    let md = metadata(len);
+    let md = orders_segment(len);
     tier.copy_log_segment_data(&md, &segment(dir.path(), len, true))
         .unwrap();
     assert_eq!(
@@ -324,8 +304,8 @@ pub fn round_trip(tier: &dyn RemoteStorageManager) {
         tier.fetch_index(&md, IndexType::LeaderEpoch).unwrap(),
         b"0\n1\n0 0\n"
     );
-    tier.delete_log_segment_data(&md).unwrap();
-    tier.delete_log_segment_data(&md).unwrap();
+    assert_deleted(tier.delete_log_segment_data(&md), "delete");
+    assert_deleted(tier.delete_log_segment_data(&md), "delete again");
     assert!(matches!(
         tier.fetch_log_segment(&md, 0, None),
         Err(RemoteStorageError::NotFound { .. })

@@ -1,6 +1,7 @@
 //! Test support shared by the tier test binaries: generators of segment files
-//! as the broker hands them to a copy, metadata builders, and the
-//! `RemoteStorageManager` conformance suite in [`conformance`].
+//! as the broker hands them to a copy, the one metadata builder
+//! ([`metadata`]), and the `RemoteStorageManager` conformance suite in
+//! [`conformance`].
 //!
 //! Include it from a test binary with `mod support;`.
 
@@ -8,16 +9,18 @@
 #![allow(dead_code)]
 
 pub mod conformance;
+pub mod metadata;
+
+// Each test binary uses a different part of these too.
+#[allow(unused_imports)]
+pub use metadata::{SegmentMetadataBuilder, new_partition, orders_segment, segment_metadata};
 
 use {
     bytes::Bytes,
-    krabka_ids::LeaderEpoch,
     krabka_remote_storage::{
-        IndexType, LogSegmentData, RemoteLogSegmentDetails, RemoteLogSegmentId,
-        RemoteLogSegmentMetadata, RemoteLogSegmentState, RemoteStorageError, SegmentReader,
-        TopicIdPartition,
+        DeleteOutcome, IndexType, LogSegmentData, RemoteStorageError, SegmentReader,
     },
-    std::{collections::BTreeMap, fmt::Debug, fs, io::Read, path::Path},
+    std::{fmt::Debug, fs, io::Read, path::Path},
     uuid::Uuid,
 };
 
@@ -170,35 +173,6 @@ pub fn write_segment_with_log(dir: &Path, spec: &SegmentSpec, log: Vec<u8>) -> S
     }
 }
 
-/// A fresh partition of a fresh topic named `topic`.
-pub fn new_partition(topic: &str, partition: i32) -> TopicIdPartition {
-    TopicIdPartition::new(Uuid::new_v4(), topic, partition)
-}
-
-/// Metadata of a new segment copy (fresh segment id) of `partition`
-/// starting at `start_offset`, for a `.log` of `size` bytes.
-pub fn segment_metadata(
-    partition: &TopicIdPartition,
-    start_offset: i64,
-    size: usize,
-) -> RemoteLogSegmentMetadata {
-    let id = RemoteLogSegmentId::new(partition.clone(), Uuid::new_v4());
-    RemoteLogSegmentMetadata::new(
-        id,
-        start_offset,
-        start_offset + 99,
-        1_700_000_000_000,
-        1,
-        1_700_000_000_000,
-        RemoteLogSegmentDetails::new(
-            i32::try_from(size).unwrap_or(i32::MAX),
-            RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), start_offset)]),
-        ),
-    )
-    .unwrap()
-}
-
 /// Reads a fetched stream to its end.
 pub fn read_all(mut reader: SegmentReader) -> Vec<u8> {
     let mut bytes = Vec::new();
@@ -206,24 +180,65 @@ pub fn read_all(mut reader: SegmentReader) -> Vec<u8> {
     bytes
 }
 
+/// Asserts that `result` is the error `expected` names, as `matches` tells.
+#[track_caller]
+fn assert_error<T>(
+    result: Result<T, RemoteStorageError>,
+    what: &str,
+    expected: &str,
+    matches: fn(&RemoteStorageError) -> bool,
+) {
+    match result {
+        Err(err) if matches(&err) => {}
+        Err(other) => panic!("{what}: expected {expected}, got {other:?}"),
+        Ok(_) => panic!("{what}: expected {expected}, got a value"),
+    }
+}
+
 /// Asserts that `result` is a [`RemoteStorageError::NotFound`].
 #[track_caller]
 pub fn assert_not_found<T>(result: Result<T, RemoteStorageError>, what: &str) {
-    match result {
-        Err(RemoteStorageError::NotFound { .. }) => {}
-        Err(other) => panic!("{what}: expected NotFound, got {other:?}"),
-        Ok(_) => panic!("{what}: expected NotFound, got a value"),
-    }
+    assert_error(result, what, "NotFound", |err| {
+        matches!(err, RemoteStorageError::NotFound { .. })
+    });
 }
 
 /// Asserts that `result` is a [`RemoteStorageError::InvalidArgument`].
 #[track_caller]
 pub fn assert_invalid_argument<T>(result: Result<T, RemoteStorageError>, what: &str) {
-    match result {
-        Err(RemoteStorageError::InvalidArgument(_)) => {}
-        Err(other) => panic!("{what}: expected InvalidArgument, got {other:?}"),
-        Ok(_) => panic!("{what}: expected InvalidArgument, got a value"),
-    }
+    assert_error(result, what, "InvalidArgument", |err| {
+        matches!(err, RemoteStorageError::InvalidArgument(_))
+    });
+}
+
+/// Asserts that `result` is a [`RemoteStorageError::Refused`].
+#[track_caller]
+pub fn assert_refused<T>(result: Result<T, RemoteStorageError>, what: &str) {
+    assert_error(result, what, "Refused", |err| {
+        matches!(err, RemoteStorageError::Refused(_))
+    });
+}
+
+/// Asserts that `result` is a [`RemoteStorageError::AlreadyExists`].
+#[track_caller]
+pub fn assert_already_exists<T>(result: Result<T, RemoteStorageError>, what: &str) {
+    assert_error(result, what, "AlreadyExists", |err| {
+        matches!(err, RemoteStorageError::AlreadyExists { .. })
+    });
+}
+
+/// Asserts that `result` is a [`RemoteStorageError::Cancelled`].
+#[track_caller]
+pub fn assert_cancelled<T>(result: Result<T, RemoteStorageError>, what: &str) {
+    assert_error(result, what, "Cancelled", |err| {
+        matches!(err, RemoteStorageError::Cancelled(_))
+    });
+}
+
+/// Asserts that a delete's `result` is [`DeleteOutcome::Deleted`].
+#[track_caller]
+pub fn assert_deleted(result: Result<DeleteOutcome, RemoteStorageError>, what: &str) {
+    assert_eq!(ok(result, what), DeleteOutcome::Deleted, "{what}");
 }
 
 /// Unwraps `result`, printing the error on failure.

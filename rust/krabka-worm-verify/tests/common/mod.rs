@@ -19,6 +19,25 @@ use {
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_krabka-worm-verify");
 
+/// Metadata of a new segment (fresh segment id) of `tp` covering offsets
+/// `[start, start + 99]` in leader epoch 0, with a `.log` of `size` bytes.
+pub fn segment_metadata(tp: &TopicIdPartition, start: i64, size: i32) -> RemoteLogSegmentMetadata {
+    RemoteLogSegmentMetadata::new(
+        RemoteLogSegmentId::new(tp.clone(), Uuid::new_v4()),
+        start,
+        start + 99,
+        0,
+        1,
+        0,
+        RemoteLogSegmentDetails::new(
+            size,
+            RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(LeaderEpoch(0), start)]),
+        ),
+    )
+    .unwrap()
+}
+
 pub fn signer() -> ManifestSigner {
     ManifestSigner::from_secret_bytes(&[1; 32], "k1").unwrap()
 }
@@ -56,20 +75,7 @@ pub fn archive(root: &Path) -> Vec<SealedManifest> {
                 producer_snapshot_index: None,
                 leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
             };
-            let metadata = RemoteLogSegmentMetadata::new(
-                RemoteLogSegmentId::new(tp.clone(), Uuid::new_v4()),
-                i * 100,
-                i * 100 + 99,
-                0,
-                1,
-                0,
-                RemoteLogSegmentDetails::new(
-                    3000,
-                    RemoteLogSegmentState::CopySegmentStarted,
-                    BTreeMap::from([(LeaderEpoch(0), i * 100)]),
-                ),
-            )
-            .unwrap();
+            let metadata = segment_metadata(&tp, i * 100, 3000);
             runtime
                 .block_on(archiver.archive(&metadata, &data, &CancellationToken::new()))
                 .unwrap()
