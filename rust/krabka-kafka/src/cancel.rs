@@ -78,6 +78,19 @@ impl CancellationToken {
         self.0.cancelled.load(Ordering::SeqCst)
     }
 
+    /// `Ok` while the token is not cancelled; otherwise
+    /// [`RemoteStorageError::Cancelled`](crate::RemoteStorageError::Cancelled)
+    /// naming the operation `what` describes (built only then).
+    ///
+    /// # Errors
+    /// `Cancelled` once [`CancellationToken::cancel`] was called.
+    pub fn check(&self, what: impl FnOnce() -> String) -> crate::Result<()> {
+        if self.is_cancelled() {
+            return Err(crate::RemoteStorageError::Cancelled(what()));
+        }
+        Ok(())
+    }
+
     /// Runs `listener` when the token is cancelled: at once, on this thread,
     /// if it already is; otherwise once, on the thread that cancels it.
     /// A listener must be quick and must not block.
@@ -127,6 +140,21 @@ mod tests {
             after.fetch_add(1, SeqCst);
         });
         assert_eq!(runs.load(SeqCst), 2);
+    }
+
+    #[test]
+    fn check_fails_only_after_a_cancel() {
+        let token = CancellationToken::new();
+        assert!(
+            token
+                .check(|| unreachable!("built only when cancelled"))
+                .is_ok()
+        );
+        token.cancel();
+        assert!(matches!(
+            token.check(|| "copy of x".to_owned()),
+            Err(crate::RemoteStorageError::Cancelled(what)) if what == "copy of x"
+        ));
     }
 
     #[test]

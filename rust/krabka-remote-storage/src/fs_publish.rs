@@ -118,13 +118,7 @@ pub(crate) fn stage_file(
     let (mut file, mut staged) = create_staging(target)?;
     let mut len: u64 = 0;
     loop {
-        if cancel.is_cancelled() {
-            return Err(RemoteStorageError::Cancelled(format!(
-                "copy of {} to {}",
-                source.display(),
-                target.display()
-            )));
-        }
+        cancel.check(|| format!("copy of {} to {}", source.display(), target.display()))?;
         // `Take<&mut File>` to `File` still lets the standard library use
         // `copy_file_range`.
         let copied =

@@ -176,12 +176,7 @@ impl RemoteStorageManager for WormRemoteStorage {
         segment: &LogSegmentData,
         cancel: &CancellationToken,
     ) -> Result<Option<CustomMetadata>> {
-        if cancel.is_cancelled() {
-            return Err(RemoteStorageError::Cancelled(format!(
-                "copy of {}",
-                metadata.remote_log_segment_id()
-            )));
-        }
+        cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))?;
         let archiver = Arc::clone(&self.archiver);
         let metadata = metadata.clone();
         let segment = segment.clone();

@@ -18,7 +18,7 @@ use {
     },
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
-        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
+        RemoteLogSegmentMetadata, RemoteStorageManager, Result, SegmentReader,
     },
     krabka_object_store::{
         ObjectStoreConfig, S3Config,
@@ -51,12 +51,12 @@ use {
 ///   the reader is halfway through the first. Every chunk is pinned to the
 ///   version (or ETag) of the first answer. Dropping the reader cancels
 ///   outstanding requests.
-/// - **Errors**: a missing object is [`RemoteStorageError::NotFound`];
+/// - **Errors**: a missing object is [`RemoteStorageError::NotFound`](crate::RemoteStorageError::NotFound);
 ///   throttling, 5xx, timeouts and resets are retried by `object_store`
 ///   (count, time budget and backoff from the configuration) and then surface
-///   as [`RemoteStorageError::Retryable`]; access denied, a missing bucket
+///   as [`RemoteStorageError::Retryable`](crate::RemoteStorageError::Retryable); access denied, a missing bucket
 ///   and other permanent failures surface at once as
-///   [`RemoteStorageError::Backend`].
+///   [`RemoteStorageError::Backend`](crate::RemoteStorageError::Backend).
 /// - **Threads**: the methods block the calling thread, whichever it is
 ///   (a plain OS thread, a Tokio worker, a blocking-pool thread); the work
 ///   runs on the tier's own runtime.
@@ -76,8 +76,9 @@ impl S3RemoteStorage {
     /// ```
     ///
     /// # Errors
-    /// [`RemoteStorageError::InvalidArgument`] for a prefix that is not a
-    /// valid key path, [`RemoteStorageError::Backend`] when the runtime
+    /// [`RemoteStorageError::InvalidArgument`](crate::RemoteStorageError::InvalidArgument)
+    /// for a prefix that is not a valid key path,
+    /// [`RemoteStorageError::Backend`](crate::RemoteStorageError::Backend) when the runtime
     /// cannot start.
     pub fn with_store(store: Arc<dyn ObjectStore>, prefix: Option<String>) -> Result<Self> {
         Ok(Self::on(
@@ -102,7 +103,8 @@ impl S3RemoteStorage {
     /// multipart tuning.
     ///
     /// # Errors
-    /// [`RemoteStorageError::InvalidArgument`] naming the bad field.
+    /// [`RemoteStorageError::Config`](crate::RemoteStorageError::Config), whose
+    /// cause names the bad field.
     pub fn from_s3_config(config: &S3Config) -> Result<Self> {
         Self::from_config(&ObjectStoreConfig::S3(config.clone()))
     }
@@ -110,7 +112,8 @@ impl S3RemoteStorage {
     /// A tier on any configured backend (S3, GCS, a local directory, memory).
     ///
     /// # Errors
-    /// [`RemoteStorageError::InvalidArgument`] naming the bad field.
+    /// [`RemoteStorageError::Config`](crate::RemoteStorageError::Config), whose
+    /// cause names the bad field.
     pub fn from_config(config: &ObjectStoreConfig) -> Result<Self> {
         Ok(Self::on(
             StoreHandle::from_config(config).map_err(spi_error)?,
@@ -166,12 +169,7 @@ impl RemoteStorageManager for S3RemoteStorage {
         segment: &LogSegmentData,
         cancel: &CancellationToken,
     ) -> Result<Option<CustomMetadata>> {
-        if cancel.is_cancelled() {
-            return Err(RemoteStorageError::Cancelled(format!(
-                "copy of {}",
-                metadata.remote_log_segment_id()
-            )));
-        }
+        cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))?;
         let copy = copy::copy_segment(
             Arc::clone(self.store.store()),
             self.keys(metadata),

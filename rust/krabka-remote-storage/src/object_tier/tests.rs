@@ -1,6 +1,6 @@
 //! Unit tests of the plain object-store tier over the instrumented store.
 
-use {super::*, crate::test_store::*};
+use {super::*, crate::test_store::*, krabka_kafka::RemoteStorageError};
 
 struct Fixture {
     tier: S3RemoteStorage,
