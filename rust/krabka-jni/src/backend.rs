@@ -68,10 +68,6 @@ impl Copier for Storage {
         self.manager()
             .copy_log_segment_data_cancellable(metadata, segment, cancel)
     }
-
-    fn delete(&self, metadata: &RemoteLogSegmentMetadata) -> Result<()> {
-        self.manager().delete_log_segment_data(metadata).map(drop)
-    }
 }
 
 /// The storage manager for `config`. With the write-once archive mode on,

@@ -5,12 +5,11 @@
 //! leadership moves, which interrupts the copier thread; native code blocked
 //! in I/O never sees a Java interrupt. So a copy runs on its own native
 //! thread, and the Java caller waits for it in short slices, checking
-//! `Thread.interrupted()` between them. On an interrupt it sets the
-//! operation's cancel flag and returns at once. The worker, when the copy
-//! returns, sees the flag and deletes whatever it wrote, so an abandoned copy
-//! leaves nothing behind (deleting is idempotent and keyed by the metadata
-//! alone). The object-store tier also receives the flag as a
-//! [`CancellationToken`] and stops at the next part.
+//! `Thread.interrupted()` between them. On an interrupt it cancels the
+//! operation's [`CancellationToken`] and returns at once. The tier honours
+//! the token (the SPI's cancellation contract): it stops, and a tier that
+//! may delete removes what the attempt wrote. The worker only reports the
+//! copy as cancelled.
 
 use {
     crate::error::{BridgeError, panic_message},
@@ -37,8 +36,7 @@ pub const PANIC_TOPIC_PREFIX: &str = "krabka-inject-panic";
 /// What a finished copy produced.
 pub type CopyResult = Result<Option<CustomMetadata>, BridgeError>;
 
-/// What a copy runs against: a tier that copies (honouring `cancel` if it
-/// can) and deletes.
+/// What a copy runs against: a tier that copies, honouring `cancel`.
 pub trait Copier: Send + Sync + 'static {
     /// Copies the segment; may stop early with `Cancelled` once `cancel` is
     /// cancelled.
@@ -51,13 +49,6 @@ pub trait Copier: Send + Sync + 'static {
         segment: &LogSegmentData,
         cancel: &CancellationToken,
     ) -> krabka_remote_storage::Result<Option<CustomMetadata>>;
-
-    /// Deletes whatever a copy of the segment wrote; succeeds when nothing is
-    /// there.
-    ///
-    /// # Errors
-    /// The tier's error.
-    fn delete(&self, metadata: &RemoteLogSegmentMetadata) -> krabka_remote_storage::Result<()>;
 }
 
 /// One copy in flight, shared by its worker thread and its Java handle.
@@ -113,10 +104,8 @@ impl CopyOperation {
             Err(payload) => Err(BridgeError::Panic(panic_message(payload.as_ref()))),
         };
         if self.cancelled.load(Ordering::SeqCst) {
-            // The caller gave up and told the broker the copy failed: remove
-            // what this attempt wrote. A failure here leaves objects for the
-            // broker's own clean-up delete of the same segment id.
-            let _cleanup = catch_unwind(AssertUnwindSafe(|| storage.delete(metadata)));
+            // The caller gave up and told the broker the copy failed; the
+            // tier cleaned up after its token. Report what the broker saw.
             result = Err(RemoteStorageError::Cancelled(format!(
                 "copy of {} was interrupted",
                 metadata.remote_log_segment_id()
@@ -162,10 +151,10 @@ mod tests {
         std::{path::PathBuf, sync::mpsc},
     };
 
-    /// A storage manager whose copy blocks until released and records deletes.
+    /// A storage manager whose copy blocks until released and records
+    /// whether it saw the cancel.
     struct Gate {
         release: Mutex<mpsc::Receiver<()>>,
-        deletes: Mutex<u32>,
         saw_cancel: Mutex<bool>,
         panic: bool,
     }
@@ -183,18 +172,12 @@ mod tests {
             *self.saw_cancel.lock().unwrap() = cancel.is_cancelled();
             Ok(Some(CustomMetadata(vec![7])))
         }
-
-        fn delete(&self, _: &RemoteLogSegmentMetadata) -> krabka_remote_storage::Result<()> {
-            *self.deletes.lock().unwrap() += 1;
-            Ok(())
-        }
     }
 
     fn gate(panic: bool) -> (Arc<Gate>, mpsc::Sender<()>) {
         let (tx, rx) = mpsc::channel();
         let gate = Arc::new(Gate {
             release: Mutex::new(rx),
-            deletes: Mutex::new(0),
             saw_cancel: Mutex::new(false),
             panic,
         });
@@ -222,11 +205,11 @@ mod tests {
         let result = op.take_result().unwrap().unwrap();
         assert_eq!(result, Some(CustomMetadata(vec![7])));
         assert!(op.take_result().is_none());
-        assert_eq!(*storage.deletes.lock().unwrap(), 0);
+        assert!(!*storage.saw_cancel.lock().unwrap());
     }
 
     #[test]
-    fn a_cancelled_copy_deletes_what_it_wrote_and_reports_cancelled() {
+    fn a_cancelled_copy_hands_the_cancel_to_the_tier_and_reports_cancelled() {
         let (storage, release) = gate(false);
         let op = CopyOperation::start(storage.clone(), metadata(), segment()).unwrap();
         op.cancel();
@@ -237,7 +220,6 @@ mod tests {
             err,
             BridgeError::Storage(RemoteStorageError::Cancelled(_))
         ));
-        assert_eq!(*storage.deletes.lock().unwrap(), 1);
         assert!(
             *storage.saw_cancel.lock().unwrap(),
             "the tier saw the token"

@@ -198,6 +198,9 @@ impl LocalTieredStorage {
             }
         }
         let bytes = fs_publish::publish_file(&log, &segment.log_segment, cancel)?;
+        // A cancel that lands as the log is published still cancels: the
+        // caller removes the segment.
+        cancel.check(|| format!("copy of {}", log.display()))?;
         tracing::debug!(bytes, path = %log.display(), "segment published");
         Ok(())
     }

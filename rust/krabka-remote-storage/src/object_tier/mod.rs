@@ -160,6 +160,19 @@ impl S3RemoteStorage {
     fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
         SegmentKeys::new(self.store.prefix(), metadata)
     }
+
+    /// Best effort: deletes every object the segment can have, the log
+    /// first, after a failed copy.
+    fn remove_segment_objects(&self, metadata: &RemoteLogSegmentMetadata) {
+        let removed = self.keys(metadata).all().and_then(|keys| {
+            let delete = delete_keys(Arc::clone(self.store.store()), keys, "a failed copy");
+            self.store.runtime().block_on(delete)
+        });
+        if let Err(err) = removed {
+            tracing::warn!(segment = %metadata.remote_log_segment_id(), error = %err,
+                "could not remove the objects of a failed copy");
+        }
+    }
 }
 
 impl RemoteStorageManager for S3RemoteStorage {
@@ -177,7 +190,17 @@ impl RemoteStorageManager for S3RemoteStorage {
             self.store.tuning(),
             store_token(cancel),
         );
-        self.store.runtime().block_on(copy).map_err(spi_error)?;
+        let copied = self.store.runtime().block_on(copy).map_err(spi_error);
+        // A cancel that lands as the last upload completes still cancels.
+        let copied = copied.and_then(|()| {
+            cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))
+        });
+        if let Err(err) = copied {
+            // Like the filesystem tier, leave no object of a failed or
+            // cancelled copy: a readable log would read as a complete segment.
+            self.remove_segment_objects(metadata);
+            return Err(err);
+        }
         Ok(None)
     }
 
