@@ -136,12 +136,11 @@ async fn put_whole(
     let result = match mode {
         WriteMode::CreateOnly => create_only_put(store, key, bytes, cancel).await?,
         WriteMode::Overwrite => {
-            let put = store.put_opts(key, PutPayload::from(bytes), PutOptions::default());
-            cancellable(cancel, key, async {
-                put.await
-                    .map_err(|e| to_store_error(e, "upload of", key.as_ref()))
-            })
-            .await?
+            refuse_if_cancelled(cancel, key)?;
+            store
+                .put_opts(key, PutPayload::from(bytes), PutOptions::default())
+                .await
+                .map_err(|e| to_store_error(e, "upload of", key.as_ref()))?
         }
     };
     Ok(Uploaded {
@@ -162,24 +161,37 @@ pub async fn create_only_put(
     bytes: Bytes,
     cancel: &CancellationToken,
 ) -> Result<PutResult> {
-    let put = store.put_opts(
-        key,
-        PutPayload::from(bytes),
-        PutOptions::from(PutMode::Create),
-    );
-    cancellable(cancel, key, async {
-        put.await.map_err(|err| match err {
+    refuse_if_cancelled(cancel, key)?;
+    store
+        .put_opts(
+            key,
+            PutPayload::from(bytes),
+            PutOptions::from(PutMode::Create),
+        )
+        .await
+        .map_err(|err| match err {
             object_store::Error::AlreadyExists { .. } => StoreError::AlreadyExists {
                 resource: key.to_string(),
                 source: Some(Box::new(err)),
             },
             other => to_store_error(other, "create-only write of", key.as_ref()),
         })
-    })
-    .await
 }
 
-/// Runs `future` unless `cancel` fires first.
+/// [`StoreError::Cancelled`] once `cancel` fired.
+///
+/// A request that makes an object visible (a PUT, a multipart completion)
+/// is checked with this before it is sent and then awaited: dropping it in
+/// flight would let the server finish it after the caller cleaned up.
+fn refuse_if_cancelled(cancel: &CancellationToken, key: &Path) -> Result<()> {
+    if cancel.is_cancelled() {
+        return Err(cancelled(key));
+    }
+    Ok(())
+}
+
+/// Runs `future` unless `cancel` fires first; for requests whose loss is
+/// harmless (parts of a multipart upload that is then aborted).
 pub async fn cancellable<T>(
     cancel: &CancellationToken,
     key: &Path,
@@ -237,12 +249,16 @@ pub async fn upload_multipart(
     .await;
     let outcome = match sent {
         Ok(()) => {
-            cancellable(cancel, key, async {
-                upload.complete().await.map_err(|e| {
+            // The completion makes the object visible: once sent it is
+            // awaited, never dropped, or the server could finish it after
+            // the caller cleaned up.
+            match refuse_if_cancelled(cancel, key) {
+                Ok(()) => upload.complete().await.map_err(|e| {
                     to_store_error(e, "completion of multipart upload of", key.as_ref())
-                })
-            })
-            .await
+                }),
+                // Aborted below.
+                Err(err) => Err(err),
+            }
         }
         Err(err) => Err(err),
     };

@@ -9,7 +9,7 @@
 
 use {
     crate::segment_keys::SegmentKeys,
-    futures_util::future::try_join_all,
+    futures_util::future::join_all,
     krabka_kafka::{IndexType, LogSegmentData},
     krabka_object_store::store::{
         Path, Result, Tuning,
@@ -61,7 +61,14 @@ pub(crate) async fn copy_segment(
         tuning,
         cancel.clone(),
     ));
-    try_join_all(indexes).await?;
+    // Every upload runs to its end (a failed sibling must not drop one
+    // mid-request: a dropped multipart upload would never be aborted, a
+    // dropped PUT could still land after the clean-up); then the first
+    // error, if any, wins.
+    join_all(indexes)
+        .await
+        .into_iter()
+        .collect::<Result<Vec<()>>>()?;
     let log = UploadSource::File(segment.log_segment);
     put(store, keys.log()?, log, tuning, cancel).await
 }
