@@ -310,7 +310,9 @@ fn lock_bucket_behind_the_front(test: &str) -> Option<(servers::S3Server, String
 /// Lock that carries neither `Content-MD5` nor an `x-amz-checksum-*` header;
 /// SeaweedFS accepts it. The front refuses it as AWS does, for a raw signed
 /// request and for an `object_store` client built without the checksum,
-/// while the tier's own client (checksum on) passes.
+/// while the tier's own client (checksum on) passes. (Every other test here
+/// opens its archive through the front too, so the start-up probe's
+/// create-only writes pass the rule as well.)
 #[test]
 fn the_aws_rules_front_refuses_lock_bucket_uploads_without_a_checksum() {
     let Some((server, upstream)) = lock_bucket_behind_the_front("aws_rules_front") else {
