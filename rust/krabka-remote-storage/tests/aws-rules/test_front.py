@@ -17,6 +17,7 @@ import unittest
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.dont_write_bytecode = True  # no __pycache__ in the work tree (scripts/test.sh checks it stays clean)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import front  # noqa: E402
 
