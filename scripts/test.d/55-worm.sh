@@ -2,6 +2,9 @@
 # The write-once archive mode against real servers: SeaweedFS with an Object Lock bucket
 # (COMPLIANCE, 1 day) and its plain bucket, s3s-fs (refused), and the in-repo GCS server with a
 # versioned bucket under a locked retention policy. Reuses scripts/lib/object-store-servers.sh.
+# Every S3 request goes through the aws-rules front (tests/aws-rules/front.py), which refuses what
+# Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket without a
+# checksum header, ...); KRABKA_S3_ENDPOINT names the front.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/lib/object-store-servers.sh
@@ -9,9 +12,13 @@ source scripts/lib/object-store-servers.sh
 
 install_servers
 trap stop_servers EXIT
-start_servers seaweedfs s3s gcs
 
-echo "--- Object Lock bucket on SeaweedFS"
+echo "--- the aws-rules front's own tests"
+"$VENV/bin/python" rust/krabka-remote-storage/tests/aws-rules/test_front.py
+
+start_servers seaweedfs aws-rules s3s gcs
+
+echo "--- Object Lock bucket on SeaweedFS (created through the aws-rules front)"
 WORM_BUCKET=worm-$(date +%s)
 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-east-1 \
   "$VENV/bin/aws" --endpoint-url "$KRABKA_S3_ENDPOINT" s3api create-bucket --bucket "$WORM_BUCKET" \

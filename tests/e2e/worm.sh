@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The write-once archive inside a real broker, on a SeaweedFS bucket with Object Lock (COMPLIANCE).
+# The write-once archive inside a real broker, on a SeaweedFS bucket with Object Lock (COMPLIANCE),
+# every S3 request through the aws-rules front (rust/krabka-remote-storage/tests/aws-rules/front.py),
+# which refuses what Amazon S3 refuses and SeaweedFS accepts (an upload without a checksum header).
 #   tests/e2e/worm.sh <name>
 # Environment: E2E_KAFKA, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh); E2E_VERIFIER_JAR (default
 # build/libs/krabka-worm-verify.jar) and E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify).
@@ -32,6 +34,7 @@ trap e2e_cleanup EXIT
 export E2E_RF=1
 
 e2e_start_seaweedfs
+e2e_start_aws_rules_front
 venv="$E2E_ROOT/build/venv-weed"
 [[ -x $venv/bin/aws ]] || "$venv/bin/pip" install -q 'awscli==1.46.3'
 aws=("$venv/bin/aws" --endpoint-url "$E2E_S3_ENDPOINT" --region us-east-1 --output json)
@@ -40,6 +43,16 @@ export E2E_S3_WORM_BUCKET=archive E2E_S3_PREFIX="e2e-$name"
 "${aws[@]}" s3api put-object-lock-configuration --bucket "$E2E_S3_WORM_BUCKET" --object-lock-configuration \
   '{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Mode":"COMPLIANCE","Days":1}}}'
 e2e_log "Object Lock bucket $E2E_S3_WORM_BUCKET (COMPLIANCE, 1 day)"
+
+# The front refuses what Amazon S3 refuses: a PUT into the lock bucket without a checksum header (awscli
+# with its default checksum turned off). SeaweedFS alone would store it.
+if AWS_REQUEST_CHECKSUM_CALCULATION=when_required "${aws[@]}" s3api put-object --bucket "$E2E_S3_WORM_BUCKET" \
+  --key front-probe/no-checksum --body "$E2E_ROOT/tests/e2e/worm.sh" >/dev/null 2>"$E2E_WORK/front-probe.err"; then
+  echo "the aws-rules front let an upload without a checksum into $E2E_S3_WORM_BUCKET" >&2; exit 1
+fi
+grep -q 'Content-MD5 OR x-amz-checksum- HTTP header is required' "$E2E_WORK/front-probe.err" \
+  || { echo "unexpected answer to an upload without a checksum:" >&2; cat "$E2E_WORK/front-probe.err" >&2; exit 1; }
+e2e_log "aws-rules front: an upload without a checksum into $E2E_S3_WORM_BUCKET is refused, as on AWS"
 
 # The signing key (PKCS#8 PEM) and its public half as hex, the way an operator publishes it.
 export E2E_WORM_KEY="$E2E_WORK/worm-signing-key.pem" E2E_WORM_KEY_ID=e2e-archive-2026

@@ -5,6 +5,13 @@
 //! `scripts/test.d/55-worm.sh`, which creates the lock buckets and sets
 //! `KRABKA_S3_WORM_BUCKET` and `KRABKA_GCS_WORM_BUCKET`. The shared
 //! conformance suite runs on the lock bucket, read-write and write-only.
+//!
+//! Every S3 request goes through the aws-rules front
+//! (`tests/aws-rules/front.py`, `KRABKA_S3_ENDPOINT`), which refuses what
+//! Amazon S3 refuses and SeaweedFS lets through: above all an upload into an
+//! Object Lock bucket without `Content-MD5` or an `x-amz-checksum-*` header.
+//! [`the_aws_rules_front_refuses_lock_bucket_uploads_without_a_checksum`]
+//! shows that it does.
 
 #![allow(missing_docs)]
 
@@ -232,16 +239,6 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
 
 /// A SigV4-signed `DELETE /bucket/key?versionId=…`; returns the status.
 async fn signed_delete(server: &servers::S3Server, key: &str, version: &str) -> u16 {
-    use object_store::{
-        ClientOptions,
-        aws::{AwsAuthorizer, AwsCredential},
-        client::{HttpConnector, HttpRequestBody, ReqwestConnector},
-    };
-    let credential = AwsCredential {
-        key_id: server.access_key.clone(),
-        secret_key: server.secret_key.clone(),
-        token: None,
-    };
     let version: String = version
         .bytes()
         .map(|b| match b {
@@ -255,10 +252,31 @@ async fn signed_delete(server: &servers::S3Server, key: &str, version: &str) -> 
         "{}/{}/{key}?versionId={version}",
         server.endpoint, server.bucket
     );
+    signed_request(server, "DELETE", &url, Vec::new()).await.0
+}
+
+/// A SigV4-signed request with `body` and no other header; returns the
+/// status, whether the aws-rules front (not the server) answered, and the body.
+async fn signed_request(
+    server: &servers::S3Server,
+    method: &str,
+    url: &str,
+    body: Vec<u8>,
+) -> (u16, bool, String) {
+    use object_store::{
+        ClientOptions,
+        aws::{AwsAuthorizer, AwsCredential},
+        client::{HttpConnector, HttpRequestBody, ReqwestConnector},
+    };
+    let credential = AwsCredential {
+        key_id: server.access_key.clone(),
+        secret_key: server.secret_key.clone(),
+        token: None,
+    };
     let mut request = http::Request::builder()
-        .method("DELETE")
+        .method(method)
         .uri(url)
-        .body(HttpRequestBody::empty())
+        .body(HttpRequestBody::from(body))
         .unwrap();
     AwsAuthorizer::new(&credential, "s3", &server.region)
         .try_authorize(&mut request, None)
@@ -266,7 +284,112 @@ async fn signed_delete(server: &servers::S3Server, key: &str, version: &str) -> 
     let client = ReqwestConnector::default()
         .connect(&ClientOptions::new().with_allow_http(true))
         .unwrap();
-    client.execute(request).await.unwrap().status().as_u16()
+    let response = client.execute(request).await.unwrap();
+    let status = response.status().as_u16();
+    let by_front = response.headers().contains_key("x-krabka-aws-rules");
+    let text = String::from_utf8_lossy(&response.into_body().bytes().await.unwrap()).into_owned();
+    (status, by_front, text)
+}
+
+/// The lock bucket behind the aws-rules front, and SeaweedFS's own address.
+fn lock_bucket_behind_the_front(test: &str) -> Option<(servers::S3Server, String)> {
+    let server = worm_bucket(test)?;
+    match (
+        std::env::var("KRABKA_S3_AWS_RULES").as_deref(),
+        std::env::var("KRABKA_S3_UPSTREAM_ENDPOINT"),
+    ) {
+        (Ok("1"), Ok(upstream)) if !upstream.is_empty() => Some((server, upstream)),
+        _ => {
+            skip_or_fail(test, "KRABKA_S3_AWS_RULES / KRABKA_S3_UPSTREAM_ENDPOINT");
+            None
+        }
+    }
+}
+
+/// Amazon S3 refuses a PutObject or UploadPart into a bucket with Object
+/// Lock that carries neither `Content-MD5` nor an `x-amz-checksum-*` header;
+/// SeaweedFS accepts it. The front refuses it as AWS does, for a raw signed
+/// request and for an `object_store` client built without the checksum,
+/// while the tier's own client (checksum on) passes. (Every other test here
+/// opens its archive through the front too, so the start-up probe's
+/// create-only writes pass the rule as well.)
+#[test]
+fn the_aws_rules_front_refuses_lock_bucket_uploads_without_a_checksum() {
+    let Some((server, upstream)) = lock_bucket_behind_the_front("aws_rules_front") else {
+        return;
+    };
+    let prefix = unique_prefix("awsrules");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let url = |endpoint: &str, name: &str| format!("{endpoint}/{}/{prefix}/{name}", server.bucket);
+    // A raw signed PUT without a checksum: AWS's 400 from the front; SeaweedFS alone stores it.
+    let (status, by_front, body) = runtime.block_on(signed_request(
+        &server,
+        "PUT",
+        &url(&server.endpoint, "raw"),
+        b"no checksum".to_vec(),
+    ));
+    assert_eq!((status, by_front), (400, true), "{body}");
+    assert!(body.contains("<Code>InvalidRequest</Code>"), "{body}");
+    let (status, by_front, body) = runtime.block_on(signed_request(
+        &server,
+        "PUT",
+        &url(&upstream, "raw"),
+        b"no checksum".to_vec(),
+    ));
+    assert_eq!(
+        (status, by_front),
+        (200, false),
+        "SeaweedFS is expected to accept it (the gap the front closes): {body}"
+    );
+    // An object_store client without the checksum option: its PUT and its
+    // UploadPart are refused.
+    let bare = object_store::aws::AmazonS3Builder::new()
+        .with_endpoint(&server.endpoint)
+        .with_allow_http(true)
+        .with_virtual_hosted_style_request(false)
+        .with_region(&server.region)
+        .with_bucket_name(&server.bucket)
+        .with_access_key_id(&server.access_key)
+        .with_secret_access_key(&server.secret_key)
+        .with_retry(object_store::RetryConfig {
+            max_retries: 0,
+            ..object_store::RetryConfig::default()
+        })
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let key = Path::from(format!("{prefix}/bare"));
+        assert!(
+            bare.put(&key, b"no checksum".to_vec().into())
+                .await
+                .is_err()
+        );
+        let mut upload = object_store::ObjectStore::put_multipart_opts(
+            &bare,
+            &key,
+            object_store::PutMultipartOptions::default(),
+        )
+        .await
+        .unwrap();
+        assert!(upload.put_part(vec![1u8; 1000].into()).await.is_err());
+        upload.abort().await.unwrap();
+    });
+    // The tier's client (the default configuration) writes through the front.
+    let mut config = server.config();
+    config.prefix = Some(prefix.clone());
+    let store = krabka_object_store::build_object_store(
+        &krabka_object_store::ObjectStoreConfig::S3(config),
+    )
+    .unwrap();
+    runtime
+        .block_on(store.put(
+            &Path::from(format!("{prefix}/tier")),
+            b"with checksum".to_vec().into(),
+        ))
+        .unwrap();
 }
 
 /// The shared conformance suite on the lock bucket. Unlike the in-memory

@@ -1,6 +1,8 @@
 //! The command line against a SeaweedFS Object Lock bucket written by the
 //! tier in WORM mode (started by `scripts/test.d/55-worm.sh`; skipped, or
 //! failed under `KRABKA_REQUIRE_SERVERS=1`, when the bucket is not set).
+//! `KRABKA_S3_ENDPOINT` names the aws-rules front before SeaweedFS, which
+//! refuses uploads Amazon S3 would refuse (no checksum into a lock bucket).
 
 #![allow(missing_docs)]
 

@@ -96,6 +96,35 @@ e2e_start_seaweedfs() {
   e2e_log "SeaweedFS S3 at $E2E_S3_ENDPOINT, bucket $E2E_S3_BUCKET"
 }
 
+# Puts the aws-rules front (rust/krabka-remote-storage/tests/aws-rules/front.py) in front of the SeaweedFS
+# of e2e_start_seaweedfs: it refuses what Amazon S3 refuses and SeaweedFS lets through (an upload into an
+# Object Lock bucket without a checksum header, ...). E2E_S3_ENDPOINT then names the front;
+# E2E_S3_DIRECT_ENDPOINT keeps SeaweedFS's own address.
+e2e_start_aws_rules_front() {
+  local port; port=$(free_port)
+  python3 "$E2E_ROOT/rust/krabka-remote-storage/tests/aws-rules/front.py" --port "$port" \
+    --upstream "$E2E_S3_ENDPOINT" --access-key "$E2E_S3_ACCESS_KEY" --secret-key "$E2E_S3_SECRET_KEY" \
+    >"$E2E_WORK/aws-rules.log" 2>&1 &
+  E2E_FRONT_PID=$!
+  E2E_S3_DIRECT_ENDPOINT=$E2E_S3_ENDPOINT
+  E2E_S3_ENDPOINT="http://127.0.0.1:$port"
+  export E2E_S3_ENDPOINT E2E_S3_DIRECT_ENDPOINT
+  local waited=0
+  until curl -sf -o /dev/null "$E2E_S3_ENDPOINT/healthz"; do
+    kill -0 "$E2E_FRONT_PID" 2>/dev/null || { tail -n 30 "$E2E_WORK/aws-rules.log" >&2; return 1; }
+    (( waited++ < 100 )) || { echo "the aws-rules front is not up after 20s" >&2; return 1; }
+    sleep 0.2
+  done
+  e2e_log "aws-rules front at $E2E_S3_ENDPOINT in front of SeaweedFS at $E2E_S3_DIRECT_ENDPOINT"
+}
+
+e2e_stop_aws_rules_front() {
+  [[ -n ${E2E_FRONT_PID:-} ]] || return 0
+  kill -TERM "$E2E_FRONT_PID" 2>/dev/null || true
+  wait "$E2E_FRONT_PID" 2>/dev/null || true
+  E2E_FRONT_PID=
+}
+
 e2e_stop_seaweedfs() {
   [[ -n ${E2E_WEED_PID:-} ]] || return 0
   kill -TERM "$E2E_WEED_PID" 2>/dev/null || true
@@ -109,5 +138,6 @@ e2e_stop_seaweedfs() {
 # Stops everything this shell started (installed as the EXIT trap by the scenarios).
 e2e_cleanup() {
   nodes_stop_all
+  e2e_stop_aws_rules_front
   e2e_stop_seaweedfs
 }
