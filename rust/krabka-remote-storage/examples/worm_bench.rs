@@ -142,7 +142,16 @@ fn timed_verify(
     let report = verify_archive_config(config, request)?;
     let seconds = started.elapsed().as_secs_f64();
     if report.outcome() != VerifyOutcome::Verified {
-        return Err(format!("the archive did not verify: {}", report.summary()).into());
+        let findings: Vec<String> = report
+            .all_findings()
+            .map(|f| format!("{:?}: {f:?}", f.severity()))
+            .collect();
+        return Err(format!(
+            "the archive did not verify ({:?}): {}",
+            report.outcome(),
+            findings.join("; ")
+        )
+        .into());
     }
     let hashed = report.partitions.iter().map(|p| p.bytes_hashed).sum();
     let objects = report.partitions.iter().map(|p| p.objects).sum();

@@ -11,7 +11,7 @@ use {
     krabka_remote_storage::{
         CancellationToken, ChainHead, DeepProgress, LogSegmentData, ManifestSigner,
         RemoteLogSegmentMetadata, SealedManifest, SegmentManifest, Severity, TopicIdPartition,
-        TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyObserver, VerifyOutcome,
+        TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome,
         VerifyRequest, WormArchiver, authenticate_archive, verify_archive, verify_archive_observed,
     },
     object_store::{ObjectStoreExt, PutPayload, memory::InMemory, path::Path},
@@ -455,6 +455,20 @@ both_depths!(offset_gap, |depth| async move {
         }]
     );
 });
+
+#[tokio::test]
+async fn a_tampered_archive_is_not_authentic_and_says_why() {
+    let a = archive().await;
+    let key = a.object_key(2, ".log");
+    a.delete(&key).await;
+    let request = VerifyRequest::new(Some(PREFIX.to_owned()), trusted());
+    let err = authenticate_archive(&*a.store, &request).await.unwrap_err();
+    let VerifyError::NotAuthentic { outcome, findings } = err else {
+        panic!("not NotAuthentic: {err:?}");
+    };
+    assert_eq!(outcome, VerifyOutcome::Tampered);
+    assert_eq!(findings, vec![VerifyBreak::ObjectMissing { key }]);
+}
 
 /// Every progress report of a run.
 #[derive(Default)]

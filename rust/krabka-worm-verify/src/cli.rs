@@ -3,14 +3,14 @@
 //! code.
 
 use {
-    crate::{Console, progress::ProgressPrinter},
+    crate::{Console, exit, progress::ProgressPrinter, summary::summary},
     clap::{Parser, ValueEnum},
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, Secret},
-    krabka_remote_storage::{
-        ChainHead, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver, VerifyOutcome,
-        VerifyRequest, verify_archive_config_observed,
+    krabka_worm::{
+        ChainHead, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver, VerifyRequest,
+        WormError, verify_archive_config_observed,
     },
-    std::{ffi::OsString, path::PathBuf},
+    std::{error::Error, ffi::OsString, io::Write, path::PathBuf},
 };
 
 /// The program name in messages and `--help`.
@@ -90,9 +90,45 @@ enum ProgressMode {
     Never,
 }
 
-fn usage(console: &mut Console<'_>, message: &str) -> u8 {
-    let _ = writeln!(console.err, "{NAME}: usage error: {message}");
-    VerifyOutcome::EXIT_USAGE
+/// Arguments that parse but do not describe a verification.
+#[derive(Debug, thiserror::Error)]
+enum UsageError {
+    /// `--key-id` and `--public-key` counts differ.
+    #[error("give each --key-id with one --public-key, in the same order")]
+    UnpairedKeys,
+    /// A `--public-key` that is not hex of 32 bytes.
+    #[error("--public-key for `{key_id}` is not 64 hex characters")]
+    PublicKeyNotHex {
+        /// The key id it is paired with.
+        key_id: String,
+    },
+    /// A key id or public key the trusted key set refuses.
+    #[error(transparent)]
+    TrustedKey(WormError),
+    /// An `--expect-head` that is not a chain head.
+    #[error("--expect-head")]
+    ExpectHead(#[source] WormError),
+    /// None of `--s3-bucket`, `--gcs-bucket`, `--local`.
+    #[error("name the archive: --s3-bucket, --gcs-bucket or --local")]
+    NoSource,
+}
+
+/// Writes `err` and its causes to `out`, separated by `: `, then a newline.
+fn write_chain(out: &mut dyn Write, err: &dyn Error) {
+    let _ = write!(out, "{err}");
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let _ = write!(out, ": {cause}");
+        source = cause.source();
+    }
+    let _ = writeln!(out);
+}
+
+/// Prints `err` with its causes on stderr; the usage exit code.
+fn usage(console: &mut Console<'_>, err: &UsageError) -> u8 {
+    let _ = write!(console.err, "{NAME}: usage error: ");
+    write_chain(console.err, err);
+    exit::USAGE
 }
 
 /// Parses `args` (without the program name), verifies, prints; the exit
@@ -107,12 +143,12 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
         }
         Err(err) => {
             let _ = write!(console.err, "{}", err.render());
-            return VerifyOutcome::EXIT_USAGE;
+            return exit::USAGE;
         }
     };
     let (config, request) = match prepare(&cli) {
         Ok(prepared) => prepared,
-        Err(message) => return usage(console, &message),
+        Err(err) => return usage(console, &err),
     };
     let progress = match cli.progress {
         ProgressMode::Always => cli.deep,
@@ -128,14 +164,9 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
     let report = match result {
         Ok(report) => report,
         Err(err) => {
-            let _ = write!(console.err, "{NAME}: could not read the archive: {err}");
-            let mut source = std::error::Error::source(&err);
-            while let Some(cause) = source {
-                let _ = write!(console.err, ": {cause}");
-                source = cause.source();
-            }
-            let _ = writeln!(console.err);
-            return VerifyOutcome::EXIT_UNREADABLE;
+            let _ = write!(console.err, "{NAME}: could not read the archive: ");
+            write_chain(console.err, &err);
+            return exit::UNREADABLE;
         }
     };
     let printed = if cli.json {
@@ -145,39 +176,42 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
             Ok(json) => writeln!(console.out, "{json}"),
             Err(err) => {
                 let _ = writeln!(console.err, "{NAME}: cannot encode the report: {err}");
-                return VerifyOutcome::EXIT_UNREADABLE;
+                return exit::UNREADABLE;
             }
         }
     } else {
-        write!(console.out, "{}", report.summary())
+        write!(console.out, "{}", summary(&report))
     };
     if let Err(err) = printed.and_then(|()| console.out.flush()) {
         let _ = writeln!(console.err, "{NAME}: cannot write the report: {err}");
-        return VerifyOutcome::EXIT_UNREADABLE;
+        return exit::UNREADABLE;
     }
-    report.outcome().exit_code()
+    exit::exit_code(report.outcome())
 }
 
-/// The store and the request the arguments describe, or a usage message.
-fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), String> {
+/// The store and the request the arguments describe, or why they do not
+/// describe one.
+fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), UsageError> {
     if cli.key_ids.len() != cli.public_keys.len() {
-        return Err("give each --key-id with one --public-key, in the same order".to_owned());
+        return Err(UsageError::UnpairedKeys);
     }
     let mut trusted = TrustedManifestKeys::new();
     for (key_id, public) in cli.key_ids.iter().zip(&cli.public_keys) {
         let Some(bytes) = decode_hex(public) else {
-            return Err(format!(
-                "--public-key for `{key_id}` is not 64 hex characters"
-            ));
+            return Err(UsageError::PublicKeyNotHex {
+                key_id: key_id.clone(),
+            });
         };
-        trusted.insert(key_id, &bytes).map_err(|e| e.to_string())?;
+        trusted
+            .insert(key_id, &bytes)
+            .map_err(UsageError::TrustedKey)?;
     }
     let expect_head = cli
         .expect_head
         .as_deref()
         .map(str::parse::<ChainHead>)
         .transpose()
-        .map_err(|e| format!("--expect-head: {e}"))?;
+        .map_err(UsageError::ExpectHead)?;
     let config = if let Some(bucket) = &cli.s3_bucket {
         let mut s3 = S3Config::new(bucket, &cli.s3_region);
         s3.endpoint.clone_from(&cli.s3_endpoint);
@@ -203,7 +237,7 @@ fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), String> {
     } else if let Some(root) = &cli.local {
         ObjectStoreConfig::Local { root: root.clone() }
     } else {
-        return Err("name the archive: --s3-bucket, --gcs-bucket or --local".to_owned());
+        return Err(UsageError::NoSource);
     };
     let mut request = VerifyRequest::new(cli.prefix.clone(), trusted);
     request.depth = if cli.deep {
@@ -227,4 +261,61 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
                 .and_then(|pair| u8::from_str_radix(pair, 16).ok())
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use {super::*, krabka_worm::VerifyError};
+
+    fn prepared(args: &[&str]) -> Result<(ObjectStoreConfig, VerifyRequest), UsageError> {
+        let cli = Cli::try_parse_from(std::iter::once(NAME).chain(args.iter().copied())).unwrap();
+        prepare(&cli)
+    }
+
+    #[test]
+    fn usage_errors_keep_their_typed_cause() {
+        let pk = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+        let base = ["--local", "/x", "--key-id", "k1", "--public-key", pk];
+        assert!(prepared(&base).is_ok());
+        let head = [&base[..], &["--expect-head", "xyz"]].concat();
+        assert!(matches!(
+            prepared(&head),
+            Err(UsageError::ExpectHead(WormError::InvalidChainHead { .. }))
+        ));
+        let small_order = [
+            "--local",
+            "/x",
+            "--key-id",
+            "k1",
+            "--public-key",
+            &"00".repeat(32),
+        ];
+        assert!(matches!(
+            prepared(&small_order),
+            Err(UsageError::TrustedKey(WormError::InvalidPublicKey { .. }))
+        ));
+        assert!(matches!(
+            prepared(&["--key-id", "k1", "--public-key", pk]),
+            Err(UsageError::NoSource)
+        ));
+    }
+
+    #[test]
+    fn errors_are_printed_with_their_cause_chain() {
+        let printed = |err: &dyn Error| {
+            let mut out = Vec::new();
+            write_chain(&mut out, err);
+            String::from_utf8(out).unwrap()
+        };
+        let err = VerifyError::Runtime(std::io::Error::other("no threads"));
+        assert_eq!(
+            printed(&err),
+            "cannot start the verifier's runtime: no threads\n"
+        );
+        let err = UsageError::ExpectHead("xyz".parse::<ChainHead>().unwrap_err());
+        assert_eq!(
+            printed(&err),
+            "--expect-head: expected 64 hexadecimal characters for a chain head, got `xyz`\n"
+        );
+    }
 }

@@ -1,18 +1,20 @@
 //! `krabka-worm-verify`: audits a Krabka write-once archive.
 //!
 //! Argument parsing and printing only; the checks are
-//! [`krabka_remote_storage::verify_archive_config_observed`]. The command
+//! [`krabka_worm::verify_archive_config_observed`]. The command
 //! line is a library so that every way of starting it runs the same code:
 //! the `krabka-worm-verify` binary and the verifier jar
 //! (`java -jar krabka-worm-verify.jar …`, whose native method in
 //! `rust/krabka-jni` calls [`run_std`]) take the same arguments, print the
 //! same output and exit with the same codes.
 //!
-//! Exit codes ([`VerifyOutcome`]'s `EXIT_*`): 0 verified, 1 evidence of
-//! tampering, 2 incomplete attestation (unsigned or untrusted manifests,
-//! unknown format version, `--expect-head` with several partitions in
-//! scope), 3 the archive could not be read (or the report could not be
-//! written, or the verifier failed inside), 64 usage error.
+//! Exit codes ([`exit`]): 0 verified, 1 evidence of tampering, 2 incomplete
+//! attestation (unsigned or untrusted manifests, unknown format version,
+//! `--expect-head` with several partitions in scope), 3 the archive could
+//! not be read (or the report could not be written, or the verifier failed
+//! inside), 64 usage error. The report goes to stdout as the human
+//! [`summary`] or, with `--json`, as JSON; errors go to stderr with their
+//! cause chain.
 //!
 //! `--deep` prints progress lines on stderr when `--progress` says so
 //! (`auto`, the default: when stderr is a terminal); stdout carries only the
@@ -21,16 +23,17 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+pub mod exit;
 mod progress;
+mod summary;
 
-use {
-    krabka_remote_storage::VerifyOutcome,
-    std::{
-        ffi::OsString,
-        fmt,
-        io::{IsTerminal, Write},
-        panic::{AssertUnwindSafe, catch_unwind},
-    },
+pub use {exit::exit_code, summary::summary};
+
+use std::{
+    ffi::OsString,
+    fmt,
+    io::{IsTerminal, Write},
+    panic::{AssertUnwindSafe, catch_unwind},
 };
 
 /// Where the verifier writes: the report to `out`, errors and progress to
@@ -56,7 +59,7 @@ impl fmt::Debug for Console<'_> {
 /// returns its exit code.
 ///
 /// Never panics: a panic inside is reported on `console.err` as an internal
-/// error and yields [`VerifyOutcome::EXIT_UNREADABLE`].
+/// error and yields [`exit::UNREADABLE`].
 pub fn run<I, T>(args: I, console: &mut Console<'_>) -> u8
 where
     I: IntoIterator<Item = T>,
@@ -73,7 +76,7 @@ where
                 .unwrap_or_else(|| "a panic without a message".to_owned());
             let _ = writeln!(console.err, "{}: internal error: {message}", cli::NAME);
             let _ = console.err.flush();
-            VerifyOutcome::EXIT_UNREADABLE
+            exit::UNREADABLE
         }
     }
 }

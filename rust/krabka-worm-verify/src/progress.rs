@@ -7,7 +7,7 @@
 //! ```
 
 use {
-    krabka_remote_storage::{DeepProgress, VerifyObserver},
+    krabka_worm::{DeepProgress, VerifyObserver},
     std::{
         io::Write,
         sync::Mutex,

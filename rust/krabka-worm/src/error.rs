@@ -233,13 +233,18 @@ pub enum WormError {
         origin: String,
         /// What was wrong.
         reason: String,
+        /// The PKCS#8 decoder's error, when it refused the key.
+        #[source]
+        source: Option<ed25519_dalek::pkcs8::Error>,
     },
 }
 
 /// A [`WormError`] as the SPI's error, the `WormError` kept as the typed
 /// cause: key and configuration problems are
-/// [`RemoteStorageError::Config`](krabka_kafka::RemoteStorageError::Config), an exhausted chain is
-/// [`RemoteStorageError::Refused`](krabka_kafka::RemoteStorageError::Refused), every manifest or chain-record defect is
+/// [`RemoteStorageError::Config`](krabka_kafka::RemoteStorageError::Config),
+/// an exhausted chain is
+/// [`RemoteStorageError::Refused`](krabka_kafka::RemoteStorageError::Refused),
+/// every manifest or chain-record defect is
 /// [`RemoteStorageError::Integrity`](krabka_kafka::RemoteStorageError::Integrity).
 impl From<WormError> for krabka_kafka::RemoteStorageError {
     fn from(err: WormError) -> Self {

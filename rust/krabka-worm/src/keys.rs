@@ -206,6 +206,7 @@ impl ManifestSigner {
             return Err(WormError::SigningKeyDecode {
                 origin,
                 reason: format!("the file is larger than {MAX_KEY_FILE_BYTES} bytes"),
+                source: None,
             });
         }
         Self::decode(&bytes, key_id, origin)
@@ -221,18 +222,19 @@ impl ManifestSigner {
     }
 
     fn decode(bytes: &[u8], key_id: &str, origin: String) -> Result<Self, WormError> {
-        let decode_error = |reason: String| WormError::SigningKeyDecode {
+        let decode_error = |reason: &str, source| WormError::SigningKeyDecode {
             origin: origin.clone(),
-            reason,
+            reason: reason.to_owned(),
+            source,
         };
         let key = if bytes.starts_with(b"-----BEGIN") {
             let text = std::str::from_utf8(bytes)
-                .map_err(|_| decode_error("the PEM text is not UTF-8".to_owned()))?;
+                .map_err(|_| decode_error("the PEM text is not UTF-8", None))?;
             SigningKey::from_pkcs8_pem(text)
         } else {
             SigningKey::from_pkcs8_der(bytes)
         }
-        .map_err(|err| decode_error(err.to_string()))?;
+        .map_err(|err| decode_error("it does not decode", Some(err)))?;
         Ok(Self {
             key_id: key_id.to_owned(),
             key,
@@ -382,18 +384,24 @@ mod tests {
         fs::write(&garbage, b"not a key").unwrap();
         assert!(matches!(
             ManifestSigner::from_pkcs8_file(&garbage, "k"),
-            Err(WormError::SigningKeyDecode { .. })
+            Err(WormError::SigningKeyDecode {
+                source: Some(_),
+                ..
+            })
         ));
         let big = dir.path().join("big");
         fs::write(&big, vec![0u8; 20_000]).unwrap();
         assert!(matches!(
             ManifestSigner::from_pkcs8_file(&big, "k"),
-            Err(WormError::SigningKeyDecode { .. })
+            Err(WormError::SigningKeyDecode { source: None, .. })
         ));
         let bad_pem = b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n";
         assert!(matches!(
             ManifestSigner::from_pkcs8(bad_pem, "k"),
-            Err(WormError::SigningKeyDecode { .. })
+            Err(WormError::SigningKeyDecode {
+                source: Some(_),
+                ..
+            })
         ));
         assert!(matches!(
             ManifestSigner::from_pkcs8(b"", "bad id"),

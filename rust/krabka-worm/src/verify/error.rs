@@ -2,12 +2,13 @@
 //! is never a finding about the archive itself.
 
 use {
-    krabka_object_store::{ObjectStoreBuildError, StoreError},
+    super::report::{VerifyBreak, VerifyOutcome},
+    krabka_object_store::{ObjectStoreBuildError, StoreError, StoreErrorClass},
     std::{io, path::PathBuf},
 };
 
-/// A verification that could not look at the archive (exit code 3 of
-/// `krabka-worm-verify`), as opposed to a finding in a report.
+/// A verification that could not look at the archive, as opposed to a
+/// finding in a report.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum VerifyError {
@@ -29,12 +30,15 @@ pub enum VerifyError {
     Runtime(#[source] io::Error),
     /// [`authenticate_archive`](crate::authenticate_archive) found the
     /// archive not authentic.
-    #[error("archive is not authentic: verification outcome {outcome:?}: {}", findings.join("; "))]
+    #[error(
+        "archive is not authentic: verification outcome {outcome:?}: {}",
+        debug_list(findings)
+    )]
     NotAuthentic {
         /// The verification's outcome.
-        outcome: crate::VerifyOutcome,
-        /// Every finding above notice level, as text.
-        findings: Vec<String>,
+        outcome: VerifyOutcome,
+        /// Every finding above notice level.
+        findings: Vec<VerifyBreak>,
     },
 }
 
@@ -44,8 +48,17 @@ impl VerifyError {
     pub fn is_not_found(&self) -> bool {
         match self {
             Self::MissingDirectory { .. } => true,
-            Self::Store(err) => err.class() == krabka_object_store::StoreErrorClass::NotFound,
+            Self::Store(err) => err.class() == StoreErrorClass::NotFound,
             _ => false,
         }
     }
+}
+
+/// `findings` in their `Debug` form, separated by `; `.
+fn debug_list(findings: &[VerifyBreak]) -> String {
+    findings
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -49,7 +49,7 @@ impl VerifyObserver for NoProgress {
 
 /// The counters of one run and the observer they go to.
 pub(super) struct Tracker<'a> {
-    pub(super) progress: DeepProgress,
+    progress: DeepProgress,
     observer: &'a dyn VerifyObserver,
 }
 
@@ -61,8 +61,18 @@ impl<'a> Tracker<'a> {
         }
     }
 
+    /// Counts the data objects in scope, by their listed `sizes`, into the
+    /// totals and sends the first report.
+    pub(super) fn start(&mut self, sizes: impl IntoIterator<Item = u64>) {
+        for size in sizes {
+            self.progress.objects_total += 1;
+            self.progress.bytes_total = self.progress.bytes_total.saturating_add(size);
+        }
+        self.report();
+    }
+
     /// Sends the current counters.
-    pub(super) fn report(&self) {
+    fn report(&self) {
         self.observer.deep_progress(&self.progress);
     }
 

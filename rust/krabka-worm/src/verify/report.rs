@@ -1,7 +1,11 @@
 //! What [`verify_archive`](crate::verify_archive) found.
 
 use {
-    crate::{ChainHead, EpochId, ManifestSeq, TrustedManifestKeys},
+    crate::{
+        digest::ChainHead,
+        keys::TrustedManifestKeys,
+        stamp::{EpochId, ManifestSeq},
+    },
     serde::Serialize,
 };
 
@@ -291,6 +295,27 @@ pub struct PartitionVerifyReport {
     pub(crate) archived: Vec<(String, Option<String>)>,
 }
 
+impl PartitionVerifyReport {
+    /// The report of the directory `dir` of `topic`-`partition` before it
+    /// is verified.
+    pub(super) fn empty(dir: String, topic: String, partition: i32) -> Self {
+        Self {
+            dir,
+            topic,
+            partition,
+            manifests: 0,
+            objects: 0,
+            bytes_hashed: 0,
+            epochs: Vec::new(),
+            tip: None,
+            gaps: Vec::new(),
+            findings: Vec::new(),
+            protection: Vec::new(),
+            archived: Vec::new(),
+        }
+    }
+}
+
 /// The graded outcome of a verification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -302,29 +327,6 @@ pub enum VerifyOutcome {
     Incomplete,
     /// Evidence of tampering.
     Tampered,
-}
-
-impl VerifyOutcome {
-    /// Exit code of `krabka-worm-verify` for a verified archive.
-    pub const EXIT_VERIFIED: u8 = 0;
-    /// Exit code for evidence of tampering.
-    pub const EXIT_TAMPERED: u8 = 1;
-    /// Exit code for an archive that cannot be fully attested.
-    pub const EXIT_INCOMPLETE: u8 = 2;
-    /// Exit code when the archive could not be read.
-    pub const EXIT_UNREADABLE: u8 = 3;
-    /// Exit code for a usage error (BSD `EX_USAGE`).
-    pub const EXIT_USAGE: u8 = 64;
-
-    /// The process exit code of this outcome.
-    #[must_use]
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Self::Verified => Self::EXIT_VERIFIED,
-            Self::Tampered => Self::EXIT_TAMPERED,
-            Self::Incomplete => Self::EXIT_INCOMPLETE,
-        }
-    }
 }
 
 /// What [`verify_archive`](crate::verify_archive) found.
@@ -346,58 +348,6 @@ impl ArchiveVerifyReport {
         self.findings
             .iter()
             .chain(self.partitions.iter().flat_map(|p| p.findings.iter()))
-    }
-
-    /// A human summary: one block per partition with its tip (the head to
-    /// record for the next run's `expect_head`), then every finding.
-    #[must_use]
-    pub fn summary(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = String::new();
-        let depth = match self.depth {
-            VerifyDepth::Shallow => "shallow",
-            VerifyDepth::Deep => "deep",
-        };
-        let _ = writeln!(
-            out,
-            "krabka WORM archive: {} partition(s), {} object(s) listed, {depth} verification",
-            self.partitions.len(),
-            self.objects_listed
-        );
-        for p in &self.partitions {
-            let _ = writeln!(
-                out,
-                "partition {}-{} ({}): {} manifest(s), {} object(s), {} epoch(s), {} byte(s) re-hashed",
-                p.topic,
-                p.partition,
-                p.dir,
-                p.manifests,
-                p.objects,
-                p.epochs.len(),
-                p.bytes_hashed
-            );
-            match p.tip {
-                Some(tip) => {
-                    let _ = writeln!(out, "  tip: {tip}");
-                }
-                None => {
-                    let _ = writeln!(out, "  tip: none");
-                }
-            }
-            for gap in &p.gaps {
-                let _ = writeln!(out, "  offset gap: {} .. {}", gap.after, gap.next);
-            }
-        }
-        for finding in self.all_findings() {
-            let _ = writeln!(out, "{:?}: {finding:?}", finding.severity());
-        }
-        let verdict = match self.outcome() {
-            VerifyOutcome::Verified => "VERIFIED",
-            VerifyOutcome::Incomplete => "INCOMPLETE ATTESTATION",
-            VerifyOutcome::Tampered => "EVIDENCE OF TAMPERING",
-        };
-        let _ = writeln!(out, "result: {verdict}");
-        out
     }
 
     /// The graded outcome: the gravest finding decides.

@@ -1,0 +1,65 @@
+//! The human summary the command line prints on stdout without `--json`.
+
+use {
+    krabka_worm::{ArchiveVerifyReport, VerifyDepth, VerifyOutcome},
+    std::fmt::Write as _,
+};
+
+/// A human summary of `report`: one block per partition with its tip (the
+/// head to record for the next run's `--expect-head`), then every finding,
+/// then the verdict.
+///
+/// ```text
+/// krabka WORM archive: 1 partition(s), 10 object(s) listed, shallow verification
+/// partition orders-0 (arch/orders-0-AAAAAAAAAAAAAAAAAAAABQ): 2 manifest(s), 8 object(s), 1 epoch(s), 0 byte(s) re-hashed
+///   tip: 1f0c…
+/// result: VERIFIED
+/// ```
+#[must_use]
+pub fn summary(report: &ArchiveVerifyReport) -> String {
+    let mut out = String::new();
+    let depth = match report.depth {
+        VerifyDepth::Shallow => "shallow",
+        VerifyDepth::Deep => "deep",
+    };
+    let _ = writeln!(
+        out,
+        "krabka WORM archive: {} partition(s), {} object(s) listed, {depth} verification",
+        report.partitions.len(),
+        report.objects_listed
+    );
+    for p in &report.partitions {
+        let _ = writeln!(
+            out,
+            "partition {}-{} ({}): {} manifest(s), {} object(s), {} epoch(s), {} byte(s) re-hashed",
+            p.topic,
+            p.partition,
+            p.dir,
+            p.manifests,
+            p.objects,
+            p.epochs.len(),
+            p.bytes_hashed
+        );
+        match p.tip {
+            Some(tip) => {
+                let _ = writeln!(out, "  tip: {tip}");
+            }
+            None => {
+                let _ = writeln!(out, "  tip: none");
+            }
+        }
+        for gap in &p.gaps {
+            let _ = writeln!(out, "  offset gap: {} .. {}", gap.after, gap.next);
+        }
+    }
+    for finding in report.all_findings() {
+        let _ = writeln!(out, "{:?}: {finding:?}", finding.severity());
+    }
+    let verdict = match report.outcome() {
+        VerifyOutcome::Verified => "VERIFIED",
+        VerifyOutcome::Incomplete => "INCOMPLETE ATTESTATION",
+        VerifyOutcome::Tampered => "EVIDENCE OF TAMPERING",
+    };
+    let _ = writeln!(out, "result: {verdict}");
+    out
+}
