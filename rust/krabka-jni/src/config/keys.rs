@@ -26,6 +26,9 @@ use {
     std::{fmt, time::Duration},
 };
 
+/// A key's kind, importance and doc: the variable part of its table row.
+type Row = (Kind, Importance, &'static str);
+
 /// A configuration key of the plugins (`rsm.config.<key>`, `rlmm.config.<key>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ConfigKey {
@@ -316,11 +319,61 @@ impl ConfigKey {
 
     /// The table row of this key.
     ///
-    /// One arm per key: this match is the table.
     #[must_use]
     pub const fn spec(self) -> KeySpec {
+        let (kind, importance, doc) = self.row();
+        let (scope, reader) = match self {
+            Self::NativeLibraryPath => (Scope::BothPlugins, Reader::Loader),
+            _ => (Scope::StorageManager, Reader::Native),
+        };
+        KeySpec {
+            name: self.name(),
+            kind,
+            importance,
+            scope,
+            reader,
+            doc,
+        }
+    }
+
+    /// The row of this key: its kind, importance and doc, one arm per key in
+    /// the group functions below (together they are the table).
+    const fn row(self) -> Row {
+        match self {
+            Self::Backend | Self::FilesystemRoot | Self::Prefix | Self::NativeLibraryPath => {
+                self.general_row()
+            }
+            Self::S3Bucket
+            | Self::S3Region
+            | Self::S3Endpoint
+            | Self::S3PathStyle
+            | Self::S3AllowHttp
+            | Self::S3AccessKeyId
+            | Self::S3SecretAccessKey
+            | Self::S3SessionToken => self.s3_row(),
+            Self::GcsBucket
+            | Self::GcsEndpoint
+            | Self::GcsAllowHttp
+            | Self::GcsServiceAccountPath
+            | Self::GcsServiceAccountKey
+            | Self::GcsApplicationCredentialsPath => self.gcs_row(),
+            Self::MultipartThresholdBytes
+            | Self::MultipartChunkSizeBytes
+            | Self::MaxRetries
+            | Self::RetryTimeoutMs
+            | Self::RequestTimeoutMs
+            | Self::ConnectTimeoutMs => self.transfer_row(),
+            Self::WormEnabled
+            | Self::WormSigningKeyPath
+            | Self::WormKeyId
+            | Self::WormWriteOnly => self.worm_row(),
+        }
+    }
+
+    /// Rows of the tier, its location and the native library.
+    const fn general_row(self) -> Row {
         use Importance::{High, Low, Medium};
-        let (kind, importance, doc) = match self {
+        match self {
             Self::Backend => (
                 Kind::Text {
                     default: Some("filesystem"),
@@ -340,6 +393,21 @@ impl ConfigKey {
                 Medium,
                 "Key prefix inside the S3 or GCS bucket, without a leading or trailing '/'.",
             ),
+            Self::NativeLibraryPath => text(
+                Low,
+                "Absolute path of a libkrabka_jni.so to load instead of the one bundled in the jar \
+                 (for platforms other than linux/x86_64, or a custom build). The system property \
+                 krabka.native.library.path does the same for every plugin.",
+            ),
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
+        }
+    }
+
+    /// Rows of the S3 backend.
+    const fn s3_row(self) -> Row {
+        use Importance::{High, Low, Medium};
+        match self {
             Self::S3Bucket => text(High, "S3 bucket; required when backend is s3."),
             Self::S3Region => text(
                 High,
@@ -370,6 +438,15 @@ impl ConfigKey {
                 Low,
                 "Session token for temporary static credentials.",
             ),
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
+        }
+    }
+
+    /// Rows of the GCS backend.
+    const fn gcs_row(self) -> Row {
+        use Importance::{High, Low, Medium};
+        match self {
             Self::GcsBucket => text(High, "GCS bucket; required when backend is gcs."),
             Self::GcsEndpoint => text(
                 Medium,
@@ -386,6 +463,15 @@ impl ConfigKey {
             Self::GcsApplicationCredentialsPath => {
                 text(Low, "Path to application-default credentials.")
             }
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
+        }
+    }
+
+    /// Rows of multipart uploads, retries and timeouts of the object-store backends.
+    const fn transfer_row(self) -> Row {
+        use Importance::Low;
+        match self {
             Self::MultipartThresholdBytes => long(
                 DEFAULT_THRESHOLD,
                 Range {
@@ -434,6 +520,15 @@ impl ConfigKey {
                 Low,
                 "Time budget of one connection attempt.",
             ),
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
+        }
+    }
+
+    /// Rows of the write-once archive.
+    const fn worm_row(self) -> Row {
+        use Importance::{Low, Medium};
+        match self {
             Self::WormEnabled => boolean(
                 Medium,
                 "Write-once (WORM) archive mode of the s3 and gcs backends (see docs/worm.md): \
@@ -468,24 +563,8 @@ impl ConfigKey {
                 "Refuse every fetch: the archive is a sink that only auditors read, and consumers \
                  cannot read tiered data through this broker.",
             ),
-            Self::NativeLibraryPath => text(
-                Low,
-                "Absolute path of a libkrabka_jni.so to load instead of the one bundled in the jar \
-                 (for platforms other than linux/x86_64, or a custom build). The system property \
-                 krabka.native.library.path does the same for every plugin.",
-            ),
-        };
-        let (scope, reader) = match self {
-            Self::NativeLibraryPath => (Scope::BothPlugins, Reader::Loader),
-            _ => (Scope::StorageManager, Reader::Native),
-        };
-        KeySpec {
-            name: self.name(),
-            kind,
-            importance,
-            scope,
-            reader,
-            doc,
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
         }
     }
 
