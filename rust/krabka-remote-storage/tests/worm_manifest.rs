@@ -6,10 +6,11 @@ mod vectors;
 
 use {
     krabka_remote_storage::{
-        ChainHead, ChainStamp, ChainWalk, EpochId, HexBytes, MANIFEST_DOMAIN, MAX_MANIFEST_BYTES,
+        ChainHead, ChainStamp, ChainWalk, EpochId, ForeignSeal, HexBytes, MANIFEST_DOMAIN, MAX_MANIFEST_BYTES,
         ManifestBody, ManifestSeq, ManifestSignature, ObjectEntry, SegmentIdentity,
         SegmentManifest, Sha256Digest, TrustedManifestKeys, WormError, canonical_manifest_bytes,
-        manifest_head, verify_manifest_bytes, verify_manifest_signature,
+        check_seal_size, detour_epoch, judge_seal, manifest_head, verify_manifest_bytes,
+        verify_manifest_signature,
     },
     proptest::prelude::*,
     std::collections::BTreeMap,
@@ -294,6 +295,83 @@ fn refused_manifest_leaves_the_walk_unchanged() {
     assert!(walk.accept(&body_0()).is_err());
     assert_eq!(walk, before);
     walk.accept(&body_1()).unwrap();
+}
+
+#[test]
+fn a_seal_is_a_trusted_manifest_at_its_own_position() {
+    let manifest = manifest_1();
+    let chain = manifest.body.chain;
+    let bytes = manifest.to_bytes();
+    let verified = judge_seal(&bytes, chain.epoch_id, chain.seq, &trusted()).unwrap();
+    assert_eq!(verified.head(), manifest_head(&manifest.body));
+    let elsewhere = judge_seal(&bytes, chain.epoch_id, ManifestSeq(7), &trusted());
+    assert!(matches!(
+        elsewhere.unwrap_err(),
+        ForeignSeal::Misplaced { epoch_id, seq } if (epoch_id, seq) == (chain.epoch_id, chain.seq)
+    ));
+    let stranger = judge_seal(&bytes, chain.epoch_id, chain.seq, &TrustedManifestKeys::new());
+    assert!(matches!(
+        stranger.unwrap_err(),
+        ForeignSeal::NotTrusted(WormError::UntrustedKey { .. })
+    ));
+    let unsigned = SegmentManifest {
+        signature: None,
+        ..manifest.clone()
+    };
+    let unsigned = judge_seal(&unsigned.to_bytes(), chain.epoch_id, chain.seq, &trusted());
+    assert!(matches!(
+        unsigned.unwrap_err(),
+        ForeignSeal::NotTrusted(WormError::Unsigned)
+    ));
+    let garbage = judge_seal(b"\x00garbage", chain.epoch_id, chain.seq, &trusted());
+    assert!(matches!(garbage.unwrap_err(), ForeignSeal::NotTrusted(_)));
+}
+
+#[test]
+fn an_object_larger_than_any_manifest_is_foreign_unread() {
+    check_seal_size(MAX_MANIFEST_BYTES as u64).unwrap();
+    let size = MAX_MANIFEST_BYTES as u64 + 1;
+    assert!(matches!(
+        check_seal_size(size).unwrap_err(),
+        ForeignSeal::Oversized { size: found } if found == size
+    ));
+    assert!(check_seal_size(u64::MAX).is_err());
+}
+
+#[test]
+fn a_detour_epoch_is_the_same_for_every_writer_and_differs_by_position() {
+    let epoch = body_0().chain.epoch_id;
+    let head = manifest_head(&body_0());
+    let detour = detour_epoch(epoch, ManifestSeq(1), head);
+    assert_eq!(detour, detour_epoch(epoch, ManifestSeq(1), head));
+    assert_ne!(detour, epoch);
+    assert_ne!(detour, detour_epoch(epoch, ManifestSeq(2), head));
+    assert_ne!(detour, detour_epoch(epoch, ManifestSeq(1), ChainHead::GENESIS));
+    assert_ne!(detour, detour_epoch(detour, ManifestSeq(1), head));
+    assert_eq!(detour.0.get_version_num(), 8);
+}
+
+#[test]
+fn a_detour_walk_continues_from_the_head_it_routes_around() {
+    let epoch = body_0().chain.epoch_id;
+    let head = manifest_head(&body_0());
+    let detour = detour_epoch(epoch, ManifestSeq(1), head);
+    let mut continued = body_1();
+    continued.chain = ChainStamp {
+        epoch_id: detour,
+        seq: ManifestSeq(0),
+        prev_head: head,
+    };
+    let mut from_genesis = ChainWalk::new(detour);
+    assert!(matches!(
+        from_genesis.accept(&continued),
+        Err(WormError::ChainHeadMismatch { .. })
+    ));
+    let mut walk = ChainWalk::resume(detour, head);
+    assert!(walk.is_empty());
+    assert_eq!(walk.next_stamp().unwrap(), continued.chain);
+    walk.accept(&continued).unwrap();
+    assert_eq!(walk.head(), manifest_head(&continued));
 }
 
 #[test]

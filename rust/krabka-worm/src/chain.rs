@@ -39,6 +39,17 @@ impl ChainWalk {
         }
     }
 
+    /// A walk of a detour epoch ([`detour_epoch`](crate::detour_epoch)):
+    /// its manifest at seq 0 builds on `prev_head`, the head of the last
+    /// manifest before the foreign object it routes around.
+    #[must_use]
+    pub fn resume(epoch_id: EpochId, prev_head: ChainHead) -> Self {
+        Self {
+            head: prev_head,
+            ..Self::new(epoch_id)
+        }
+    }
+
     /// The epoch being walked.
     #[must_use]
     pub fn epoch_id(&self) -> EpochId {

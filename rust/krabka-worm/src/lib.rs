@@ -46,7 +46,10 @@ pub use {
         SegmentManifest, canonical_manifest_bytes, manifest_head,
     },
     record::{WORM_CHAIN_RECORD_VERSION, WormChainRecord, next_chain_stamp},
-    seal::{CHAIN_DIR, SEAL_SUFFIX, genesis_epoch, parse_seal_name, seal_key},
+    seal::{
+        CHAIN_DIR, ForeignSeal, SEAL_SUFFIX, check_seal_size, detour_epoch, genesis_epoch,
+        judge_seal, parse_seal_name, seal_key,
+    },
     signature::{
         VerifiedManifest, manifest_signing_bytes, verify_manifest_bytes, verify_manifest_signature,
     },

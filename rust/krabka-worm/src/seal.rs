@@ -1,8 +1,13 @@
 //! Where the chain seals live: `<partition>/_chain/<epoch id>/<seq:020>.seal`,
-//! and the first epoch of a partition's chain.
+//! the first epoch of a partition's chain, the detour epoch that routes a
+//! chain around a foreign object, and what makes an object at a seal
+//! position a seal ([`judge_seal`]).
 
 use {
-    crate::{EpochId, ManifestSeq},
+    crate::{
+        ChainHead, EpochId, MAX_MANIFEST_BYTES, ManifestSeq, TrustedManifestKeys,
+        VerifiedManifest, WormError, verify_manifest_bytes,
+    },
     krabka_kafka::RemoteLogSegmentMetadata,
     sha2::{Digest, Sha256},
     uuid::Uuid,
@@ -49,9 +54,97 @@ pub fn genesis_epoch(metadata: &RemoteLogSegmentMetadata) -> EpochId {
     hasher.update(partition.topic_id.as_bytes());
     hasher.update(partition.partition.to_be_bytes());
     let digest: [u8; 32] = hasher.finalize().into();
+    uuid_v8(&digest)
+}
+
+/// The epoch that continues a chain around a foreign object at
+/// `(from, seq)`: a version-8 UUID from the first 16 bytes of
+/// `SHA-256("krabka-worm-detour-epoch-v1" ‖ 00 ‖ from ‖ u64(seq) ‖ prev_head)`,
+/// where `prev_head` is the head the blocked position would have built on
+/// (the head of `(from, seq - 1)`, or [`ChainHead::GENESIS`] at seq 0).
+///
+/// Its first manifest sits at seq 0 of the detour epoch and builds on
+/// `prev_head` (not on the genesis head), so the chain stays one chain.
+/// Every writer that finds the same foreign object computes the same
+/// detour, so they still contend for one seal: the fence holds.
+#[must_use]
+pub fn detour_epoch(from: EpochId, seq: ManifestSeq, prev_head: ChainHead) -> EpochId {
+    let mut hasher = Sha256::new();
+    hasher.update(b"krabka-worm-detour-epoch-v1\0");
+    hasher.update(from.0.as_bytes());
+    hasher.update(seq.0.to_be_bytes());
+    hasher.update(prev_head.0);
+    let digest: [u8; 32] = hasher.finalize().into();
+    uuid_v8(&digest)
+}
+
+/// A version-8 UUID from the first 16 bytes of `digest`.
+fn uuid_v8(digest: &[u8; 32]) -> EpochId {
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
     bytes[6] = (bytes[6] & 0x0f) | 0x80;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     EpochId(Uuid::from_bytes(bytes))
+}
+
+/// Why an object at a seal position is not a seal of the archive's writers:
+/// a **foreign object**. Writers route their chain around it
+/// ([`detour_epoch`]); the verifier reports it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ForeignSeal {
+    /// Larger than any manifest ([`MAX_MANIFEST_BYTES`]): never read.
+    #[error("{size} bytes, more than any manifest ({MAX_MANIFEST_BYTES})")]
+    Oversized {
+        /// Its listed size.
+        size: u64,
+    },
+    /// Its bytes are not a manifest signed by a trusted key.
+    #[error("{0}")]
+    NotTrusted(WormError),
+    /// A trusted manifest, but of another chain position.
+    #[error("it records epoch {epoch_id} seq {seq}, not its own position")]
+    Misplaced {
+        /// The epoch its body records.
+        epoch_id: EpochId,
+        /// The seq its body records.
+        seq: ManifestSeq,
+    },
+}
+
+/// Whether an object of `listed_size` bytes may be read as the seal at
+/// `(epoch_id, seq)` at all: a larger one is foreign without a read.
+///
+/// # Errors
+/// [`ForeignSeal::Oversized`].
+pub fn check_seal_size(listed_size: u64) -> Result<(), ForeignSeal> {
+    if usize::try_from(listed_size).is_ok_and(|size| size <= MAX_MANIFEST_BYTES) {
+        Ok(())
+    } else {
+        Err(ForeignSeal::Oversized { size: listed_size })
+    }
+}
+
+/// Judges the bytes read at the seal position `(epoch_id, seq)`: a seal of
+/// the archive is a manifest signed by a key of `trusted` that records its
+/// own position. Anything else is foreign.
+///
+/// # Errors
+/// The [`ForeignSeal`] reason.
+pub fn judge_seal(
+    bytes: &[u8],
+    epoch_id: EpochId,
+    seq: ManifestSeq,
+    trusted: &TrustedManifestKeys,
+) -> Result<VerifiedManifest, ForeignSeal> {
+    check_seal_size(bytes.len() as u64)?;
+    let verified = verify_manifest_bytes(bytes, trusted).map_err(ForeignSeal::NotTrusted)?;
+    let chain = verified.body().chain;
+    if chain.epoch_id != epoch_id || chain.seq != seq {
+        return Err(ForeignSeal::Misplaced {
+            epoch_id: chain.epoch_id,
+            seq: chain.seq,
+        });
+    }
+    Ok(verified)
 }
