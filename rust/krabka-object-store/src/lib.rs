@@ -26,7 +26,8 @@ pub mod store;
 
 pub use {
     bucket::{
-        CREATE_ONLY_PROBE_DIR, S3VersionReader, VersionEntry, VersionRetention, prove_write_once,
+        BucketObjectLock, BucketProtection, BucketVersioning, CREATE_ONLY_PROBE_DIR,
+        S3VersionReader, VersionEntry, VersionRetention, prove_write_once,
     },
     build::{ObjectStoreBuildError, build_object_store},
     config::{

@@ -8,7 +8,10 @@ mod judge;
 mod sigv4;
 mod versions;
 
-pub use versions::{S3VersionReader, VersionEntry, VersionRetention};
+pub use versions::{
+    BucketObjectLock, BucketProtection, BucketVersioning, S3VersionReader, VersionEntry,
+    VersionRetention,
+};
 
 use {
     self::{

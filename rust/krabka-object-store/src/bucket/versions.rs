@@ -5,7 +5,7 @@
 use {
     super::{
         client,
-        judge::element,
+        judge::{Answer, element},
         s3_bucket_url, s3_credentials, send,
         sigv4::{SigningCredentials, sign, uri_encode},
     },
@@ -36,6 +36,151 @@ pub struct VersionRetention {
     pub mode: Option<String>,
     /// The retain-until date as the server wrote it (ISO 8601).
     pub retain_until: Option<String>,
+}
+
+/// The versioning state of a bucket (`GetBucketVersioning`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BucketVersioning {
+    /// Versioning is on.
+    Enabled,
+    /// Versioning was on and is suspended: new writes replace the `null`
+    /// version.
+    Suspended,
+    /// Versioning was never enabled.
+    Off,
+}
+
+impl BucketVersioning {
+    /// The state as S3 names it (`Enabled`, `Suspended`), `Off` when never
+    /// enabled.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enabled => "Enabled",
+            Self::Suspended => "Suspended",
+            Self::Off => "Off",
+        }
+    }
+}
+
+/// A bucket's Object Lock configuration (`GetObjectLockConfiguration`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketObjectLock {
+    /// `ObjectLockEnabled` is `Enabled`.
+    pub enabled: bool,
+    /// The default retention mode (`COMPLIANCE`, `GOVERNANCE`), if a
+    /// default rule is set.
+    pub default_mode: Option<String>,
+    /// The default retention period, such as `1 Days` or `7 Years`.
+    pub default_period: Option<String>,
+}
+
+/// What a bucket itself says about its protection, as found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketProtection {
+    /// The versioning state.
+    pub versioning: BucketVersioning,
+    /// The Object Lock configuration; `None` when the bucket has none (the
+    /// server answers `ObjectLockConfigurationNotFoundError`, or does not
+    /// implement Object Lock at all).
+    pub object_lock: Option<BucketObjectLock>,
+}
+
+/// One page of `ListObjectVersions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct VersionsPage {
+    /// Its versions and delete markers, in the order listed.
+    entries: Vec<VersionEntry>,
+    /// Where the next page starts (`NextKeyMarker`, `NextVersionIdMarker`);
+    /// `None` on the last page.
+    next: Option<(String, String)>,
+}
+
+/// Parses one `ListObjectVersions` page. A truncated page must name where
+/// the next one starts.
+fn parse_versions_page(body: &str) -> std::result::Result<VersionsPage, String> {
+    if !body.contains("<ListVersionsResult") {
+        return Err("the answer is not a ListVersionsResult".to_owned());
+    }
+    let mut entries = Vec::new();
+    for (tag, delete_marker) in [("Version", false), ("DeleteMarker", true)] {
+        for block in blocks(body, tag) {
+            let (Some(key), Some(version_id)) =
+                (element(block, "Key"), element(block, "VersionId"))
+            else {
+                return Err(format!("a <{tag}> without Key or VersionId"));
+            };
+            entries.push(VersionEntry {
+                key: unescape(key),
+                version_id: unescape(version_id),
+                is_latest: element(block, "IsLatest") == Some("true"),
+                delete_marker,
+            });
+        }
+    }
+    let next = match element(body, "IsTruncated") {
+        Some("true") => match (
+            element(body, "NextKeyMarker").filter(|m| !m.is_empty()),
+            element(body, "NextVersionIdMarker").filter(|m| !m.is_empty()),
+        ) {
+            (Some(key), Some(version)) => Some((unescape(key), unescape(version))),
+            _ => {
+                return Err(
+                    "a truncated page (IsTruncated true) without NextKeyMarker and NextVersionIdMarker: the listing cannot continue, and a shorter list would hide versions"
+                        .to_owned(),
+                );
+            }
+        },
+        Some("false") | None => None,
+        Some(other) => return Err(format!("IsTruncated is `{other}`, not true or false")),
+    };
+    Ok(VersionsPage { entries, next })
+}
+
+/// Reads a `GetBucketVersioning` answer.
+fn parse_versioning(answer: &Answer) -> std::result::Result<BucketVersioning, String> {
+    if answer.status != 200 || !answer.body.contains("<VersioningConfiguration") {
+        return Err(format!(
+            "HTTP {} without a VersioningConfiguration",
+            answer.status
+        ));
+    }
+    match element(&answer.body, "Status") {
+        Some("Enabled") => Ok(BucketVersioning::Enabled),
+        Some("Suspended") => Ok(BucketVersioning::Suspended),
+        None => Ok(BucketVersioning::Off),
+        Some(other) => Err(format!(
+            "versioning status `{other}`, not Enabled or Suspended"
+        )),
+    }
+}
+
+/// Reads a `GetObjectLockConfiguration` answer; `None` when the bucket has
+/// no Object Lock (404 `ObjectLockConfigurationNotFoundError`, or a server
+/// that does not implement it: 501, 405).
+fn parse_object_lock(answer: &Answer) -> std::result::Result<Option<BucketObjectLock>, String> {
+    match answer.status {
+        200 => {}
+        404 if answer.body.contains("ObjectLockConfigurationNotFound") => return Ok(None),
+        501 | 405 => return Ok(None),
+        status => return Err(format!("HTTP {status}")),
+    }
+    if !answer.body.contains("<ObjectLockConfiguration") {
+        return Err("HTTP 200 without an ObjectLockConfiguration".to_owned());
+    }
+    let retention = element(&answer.body, "DefaultRetention");
+    let default_period = retention.and_then(|rule| {
+        ["Days", "Years"]
+            .into_iter()
+            .find_map(|unit| element(rule, unit).map(|n| format!("{n} {unit}")))
+    });
+    Ok(Some(BucketObjectLock {
+        enabled: element(&answer.body, "ObjectLockEnabled") == Some("Enabled"),
+        default_mode: retention
+            .and_then(|rule| element(rule, "Mode"))
+            .map(str::to_owned),
+        default_period,
+    }))
 }
 
 /// Signs and sends the S3 bucket-level requests `object_store` has no API
@@ -109,13 +254,7 @@ impl S3VersionReader {
         })
     }
 
-    async fn request(
-        &self,
-        method: &str,
-        path: &str,
-        url: &str,
-        query: &str,
-    ) -> Result<super::judge::Answer> {
+    async fn request(&self, method: &str, path: &str, url: &str, query: &str) -> Result<Answer> {
         let headers = sign(
             method,
             &self.credentials,
@@ -160,7 +299,13 @@ impl S3VersionReader {
         Ok((response.status().as_u16(), response.headers().clone()))
     }
 
-    /// Every version and delete marker under `prefix`.
+    /// Every version and delete marker under `prefix`, page by page.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] when a page is not a `ListVersionsResult`, or
+    /// when a page says it is truncated but names no continuation (or the
+    /// one it names does not move on): a shorter list would hide versions,
+    /// so the listing fails rather than end early.
     pub async fn list_versions(&self, prefix: &str) -> Result<Vec<VersionEntry>> {
         let mut out = Vec::new();
         let mut markers: Option<(String, String)> = None;
@@ -180,7 +325,7 @@ impl S3VersionReader {
                 .collect::<Vec<_>>()
                 .join("&");
             let answer = self.request("GET", &self.path, &self.base, &query).await?;
-            if answer.status != 200 || !answer.body.contains("ListVersionsResult") {
+            if answer.status != 200 {
                 return Err(StoreError::Backend {
                     message: format!(
                         "ListObjectVersions of bucket `{}` answered HTTP {}",
@@ -189,41 +334,67 @@ impl S3VersionReader {
                     source: None,
                 });
             }
-            for (tag, delete_marker) in [("Version", false), ("DeleteMarker", true)] {
-                for block in blocks(&answer.body, tag) {
-                    let (Some(key), Some(version_id)) =
-                        (element(block, "Key"), element(block, "VersionId"))
-                    else {
-                        continue;
-                    };
-                    out.push(VersionEntry {
-                        key: unescape(key),
-                        version_id: unescape(version_id),
-                        is_latest: element(block, "IsLatest") == Some("true"),
-                        delete_marker,
+            let page =
+                parse_versions_page(&answer.body).map_err(|problem| StoreError::Backend {
+                    message: format!(
+                        "ListObjectVersions of bucket `{}` under `{prefix}`: {problem}",
+                        self.config.bucket
+                    ),
+                    source: None,
+                })?;
+            out.extend(page.entries);
+            match page.next {
+                None => return Ok(out),
+                Some(next) if markers.as_ref() == Some(&next) => {
+                    return Err(StoreError::Backend {
+                        message: format!(
+                            "ListObjectVersions of bucket `{}` under `{prefix}` repeated its continuation (key `{}`, version `{}`): the listing cannot move on",
+                            self.config.bucket, next.0, next.1
+                        ),
+                        source: None,
                     });
                 }
-            }
-            if element(&answer.body, "IsTruncated") != Some("true") {
-                return Ok(out);
-            }
-            let next = (
-                element(&answer.body, "NextKeyMarker").map(unescape),
-                element(&answer.body, "NextVersionIdMarker").map(unescape),
-            );
-            match next {
-                (Some(key), Some(version))
-                    if markers.as_ref() != Some(&(key.clone(), version.clone())) =>
-                {
-                    markers = Some((key, version));
-                }
-                _ => return Ok(out),
+                Some(next) => markers = Some(next),
             }
         }
     }
 
-    /// The Object Lock mode and retain-until date of one version.
-    pub async fn retention(&self, key: &str, version_id: &str) -> Result<VersionRetention> {
+    /// The bucket's own protection: `GET ?versioning` and
+    /// `GET ?object-lock`, as found (no judgement).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] when either answer is neither the expected
+    /// document nor (for Object Lock) the "not configured" error; a
+    /// transport failure as [`StoreError::Retryable`].
+    pub async fn bucket_protection(&self) -> Result<BucketProtection> {
+        let versioning = self
+            .request("GET", &self.path, &self.base, "versioning=")
+            .await?;
+        let lock = self
+            .request("GET", &self.path, &self.base, "object-lock=")
+            .await?;
+        let bucket = &self.config.bucket;
+        let versioning = parse_versioning(&versioning).map_err(|problem| StoreError::Backend {
+            message: format!("GetBucketVersioning of bucket `{bucket}`: {problem}"),
+            source: None,
+        })?;
+        let object_lock = parse_object_lock(&lock).map_err(|problem| StoreError::Backend {
+            message: format!("GetObjectLockConfiguration of bucket `{bucket}`: {problem}"),
+            source: None,
+        })?;
+        Ok(BucketProtection {
+            versioning,
+            object_lock,
+        })
+    }
+
+    /// The Object Lock mode and retain-until date of one version; `None`
+    /// when the server answers 404 (no such version, or no such key).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] for any other status than 200 or 404;
+    /// [`StoreError::Retryable`] when the request fails.
+    pub async fn retention(&self, key: &str, version_id: &str) -> Result<Option<VersionRetention>> {
         let encoded = uri_encode(key, true);
         let path = if self.path.ends_with('/') {
             format!("{}{encoded}", self.path)
@@ -237,6 +408,9 @@ impl S3VersionReader {
         );
         let query = format!("versionId={}", uri_encode(version_id, false));
         let (status, headers) = self.request_headers(&path, &url, &query).await?;
+        if status == 404 {
+            return Ok(None);
+        }
         if status != 200 {
             return Err(StoreError::Backend {
                 message: format!("HEAD of {key} version {version_id} answered HTTP {status}"),
@@ -249,10 +423,10 @@ impl S3VersionReader {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
-        Ok(VersionRetention {
+        Ok(Some(VersionRetention {
             mode: header("x-amz-object-lock-mode"),
             retain_until: header("x-amz-object-lock-retain-until-date"),
-        })
+        }))
     }
 }
 
@@ -271,5 +445,110 @@ mod tests {
         assert_eq!(keys, vec!["a", "c&d"]);
         assert_eq!(blocks(xml, "DeleteMarker").len(), 1);
         assert!(blocks("<Version><Key>x</Key>", "Version").is_empty());
+    }
+
+    const PAGE: &str = "<ListVersionsResult><IsTruncated>false</IsTruncated><Version><Key>p/a</Key><VersionId>v2</VersionId><IsLatest>false</IsLatest></Version><DeleteMarker><Key>p/a</Key><VersionId>v3</VersionId><IsLatest>true</IsLatest></DeleteMarker></ListVersionsResult>";
+
+    #[test]
+    fn a_page_yields_versions_and_delete_markers() {
+        let page = parse_versions_page(PAGE).unwrap();
+        assert_eq!(page.next, None);
+        assert_eq!(page.entries.len(), 2);
+        assert!(!page.entries[0].delete_marker && !page.entries[0].is_latest);
+        assert!(page.entries[1].delete_marker && page.entries[1].is_latest);
+        assert_eq!(page.entries[1].version_id, "v3");
+    }
+
+    #[test]
+    fn a_truncated_page_names_its_continuation_or_fails() {
+        let truncated = PAGE.replace(
+            "<IsTruncated>false</IsTruncated>",
+            "<IsTruncated>true</IsTruncated><NextKeyMarker>p/a</NextKeyMarker><NextVersionIdMarker>v2</NextVersionIdMarker>",
+        );
+        assert_eq!(
+            parse_versions_page(&truncated).unwrap().next,
+            Some(("p/a".to_owned(), "v2".to_owned()))
+        );
+        for bad in [
+            PAGE.replace("<IsTruncated>false</IsTruncated>", "<IsTruncated>true</IsTruncated>"),
+            PAGE.replace(
+                "<IsTruncated>false</IsTruncated>",
+                "<IsTruncated>true</IsTruncated><NextKeyMarker>p/a</NextKeyMarker>",
+            ),
+            PAGE.replace(
+                "<IsTruncated>false</IsTruncated>",
+                "<IsTruncated>true</IsTruncated><NextKeyMarker></NextKeyMarker><NextVersionIdMarker>v</NextVersionIdMarker>",
+            ),
+            PAGE.replace("false</IsTruncated>", "maybe</IsTruncated>"),
+            PAGE.replace("<Key>p/a</Key><VersionId>v3</VersionId>", "<Key>p/a</Key>"),
+            "<ListBucketResult></ListBucketResult>".to_owned(),
+        ] {
+            assert!(parse_versions_page(&bad).is_err(), "{bad}");
+        }
+    }
+
+    fn answer(status: u16, body: &str) -> Answer {
+        Answer {
+            status,
+            body: body.to_owned(),
+        }
+    }
+
+    #[test]
+    fn versioning_states_are_read_as_found() {
+        let doc = |status: &str| {
+            answer(
+                200,
+                &format!("<VersioningConfiguration>{status}</VersioningConfiguration>"),
+            )
+        };
+        assert_eq!(
+            parse_versioning(&doc("<Status>Enabled</Status>")),
+            Ok(BucketVersioning::Enabled)
+        );
+        assert_eq!(
+            parse_versioning(&doc("<Status>Suspended</Status>")),
+            Ok(BucketVersioning::Suspended)
+        );
+        assert_eq!(parse_versioning(&doc("")), Ok(BucketVersioning::Off));
+        assert!(parse_versioning(&doc("<Status>Sometimes</Status>")).is_err());
+        assert!(parse_versioning(&answer(403, "AccessDenied")).is_err());
+    }
+
+    #[test]
+    fn object_lock_is_read_as_found() {
+        let locked = answer(
+            200,
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Years>7</Years></DefaultRetention></Rule></ObjectLockConfiguration>",
+        );
+        assert_eq!(
+            parse_object_lock(&locked),
+            Ok(Some(BucketObjectLock {
+                enabled: true,
+                default_mode: Some("GOVERNANCE".to_owned()),
+                default_period: Some("7 Years".to_owned()),
+            }))
+        );
+        let no_rule = answer(
+            200,
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>",
+        );
+        assert_eq!(
+            parse_object_lock(&no_rule),
+            Ok(Some(BucketObjectLock {
+                enabled: true,
+                default_mode: None,
+                default_period: None,
+            }))
+        );
+        let missing = answer(
+            404,
+            "<Error><Code>ObjectLockConfigurationNotFoundError</Code></Error>",
+        );
+        assert_eq!(parse_object_lock(&missing), Ok(None));
+        assert_eq!(parse_object_lock(&answer(501, "")), Ok(None));
+        assert!(parse_object_lock(&answer(404, "NoSuchBucket")).is_err());
+        assert!(parse_object_lock(&answer(403, "AccessDenied")).is_err());
+        assert!(parse_object_lock(&answer(200, "<ListBucketResult/>")).is_err());
     }
 }
