@@ -45,17 +45,18 @@ fn meta(tp: &TopicIdPartition, start: i64) -> RemoteLogSegmentMetadata {
 
 /// Three segments of `orders-3`, offsets 0–299, seq 0–2.
 async fn archive() -> Archive {
-    archive_at([0, 100, 200]).await
+    archive_at(&[0, 100, 200]).await
 }
 
-/// Three segments of `orders-3` of 100 offsets each, starting at `starts`.
-async fn archive_at(starts: [i64; 3]) -> Archive {
+/// Segments of `orders-3` of 100 offsets each, starting at `starts`, sealed
+/// at seq 0, 1, … of the genesis epoch.
+async fn archive_at(starts: &[i64]) -> Archive {
     let store = Arc::new(InMemory::new());
     let archiver = WormArchiver::new(store.clone(), Some(PREFIX.to_owned()), signer(1, "k1"));
     let dir = tempfile::tempdir().unwrap();
     let tp = TopicIdPartition::new(Uuid::from_u128(7), "orders", 3);
     let mut sealed = Vec::new();
-    for i in 0..3u8 {
+    for (i, start) in (0u8..).zip(starts) {
         let write = |name: &str, len: usize| {
             let path = dir.path().join(format!("{i}{name}"));
             std::fs::write(&path, vec![i.wrapping_mul(31).wrapping_add(len as u8); len]).unwrap();
@@ -69,7 +70,7 @@ async fn archive_at(starts: [i64; 3]) -> Archive {
             producer_snapshot_index: None,
             leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
         };
-        let metadata = meta(&tp, starts[usize::from(i)]);
+        let metadata = meta(&tp, *start);
         sealed.push(
             archiver
                 .archive(&metadata, &data, &CancellationToken::new())
@@ -287,10 +288,13 @@ both_depths!(reordered_sequence, |depth| async move {
     a.put(&a.sealed[1].seal_key, first).await;
     let report = a.verify(depth, None).await;
     assert_eq!(report.outcome(), VerifyOutcome::Tampered);
-    assert!(has(&report, |f| matches!(
-        f,
-        VerifyBreak::SealMismatch { .. }
-    )));
+    // Each seal now records another position than its own: foreign.
+    for seal in [&a.sealed[0].seal_key, &a.sealed[1].seal_key] {
+        assert!(has(
+            &report,
+            |f| matches!(f, VerifyBreak::ForeignObject { key, detail } if key == seal && detail.contains("not its own position"))
+        ));
+    }
 });
 
 both_depths!(swapped_manifests, |depth| async move {
@@ -373,7 +377,7 @@ both_depths!(duplicate_object, |depth| async move {
     )));
 });
 
-both_depths!(foreign_object, |depth| async move {
+both_depths!(object_outside_segment, |depth| async move {
     let a = archive().await;
     let key_holder = signer(1, "k1");
     let foreign = a.sealed[0].manifest.body.objects[0].clone();
@@ -386,7 +390,7 @@ both_depths!(foreign_object, |depth| async move {
     assert_eq!(report.outcome(), VerifyOutcome::Tampered);
     assert!(has(&report, |f| matches!(
         f,
-        VerifyBreak::ForeignObject { .. }
+        VerifyBreak::ObjectOutsideSegment { .. }
     )));
 });
 
@@ -444,7 +448,7 @@ both_depths!(bumped_format_version, |depth| async move {
 });
 
 both_depths!(offset_gap, |depth| async move {
-    let a = archive_at([0, 100, 300]).await;
+    let a = archive_at(&[0, 100, 300]).await;
     let report = a.verify(depth, None).await;
     assert_eq!(report.outcome(), VerifyOutcome::Verified);
     assert_eq!(

@@ -58,10 +58,11 @@ pub use {
 
 #[cfg(feature = "verify")]
 pub use verify::{
-    ArchiveVerifyReport, AuthenticatedArchive, DeepProgress, EpochSpan, NoProgress,
-    ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth,
-    VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest, authenticate_archive,
-    verify_archive, verify_archive_config, verify_archive_config_observed, verify_archive_observed,
+    ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition, DeepProgress,
+    EpochSpan, NoProgress, ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity,
+    VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
+    authenticate_archive, verify_archive, verify_archive_config, verify_archive_config_observed,
+    verify_archive_observed,
 };
 
 /// The key prefix (under the tier prefix) of the probe objects a start-up

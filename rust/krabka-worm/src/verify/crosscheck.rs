@@ -1,11 +1,11 @@
 //! Manifests beside the segments against their chain seals: the same bytes
 //! at the same position, each manifest under its own segment's key, one
-//! manifest per position. The chain is the union of both.
+//! manifest per position. The chain is the union of both; seals without
+//! their manifest are set aside for [`unfinished`](super::unfinished).
 
 use {
     super::{
-        partition::{Chain, Entry},
-        read::ReadEntries,
+        partition::{Chain, Entry, Position},
         report::VerifyBreak,
     },
     crate::manifest::{MANIFEST_SUFFIX, SegmentManifest},
@@ -13,14 +13,26 @@ use {
     std::collections::btree_map,
 };
 
-/// Cross-checks the manifests and seals of the directory `dir`; the chain
-/// to walk: every manifest at its position, and every seal whose manifest
-/// is missing.
-pub(super) fn cross_check(dir: &str, read: ReadEntries, findings: &mut Vec<VerifyBreak>) -> Chain {
-    let ReadEntries {
-        manifests,
-        mut seals,
-    } = read;
+/// A seal whose manifest beside the segment is not listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unmanifested {
+    /// Its chain position.
+    pub(super) position: Position,
+    /// The seal's key.
+    pub(super) seal: String,
+    /// The manifest key its body implies.
+    pub(super) manifest: String,
+}
+
+/// Cross-checks the `manifests` and `seals` of the directory `dir`; the
+/// chain to walk (every manifest at its position, and every seal whose
+/// manifest is missing) and those seals.
+pub(super) fn cross_check(
+    dir: &str,
+    manifests: Vec<Entry>,
+    mut seals: Chain,
+    findings: &mut Vec<VerifyBreak>,
+) -> (Chain, Vec<Unmanifested>) {
     let mut chain = Chain::new();
     for entry in manifests {
         check_manifest(dir, &entry, &mut seals, findings);
@@ -38,14 +50,16 @@ pub(super) fn cross_check(dir: &str, read: ReadEntries, findings: &mut Vec<Verif
             }
         }
     }
-    for (_, seal) in seals {
-        findings.push(VerifyBreak::ManifestMissing {
+    let mut unmanifested = Vec::new();
+    for (position, seal) in seals {
+        unmanifested.push(Unmanifested {
+            position,
             seal: seal.key.clone(),
             manifest: manifest_key_of(dir, &seal.manifest),
         });
-        chain.insert(seal.position(), seal);
+        chain.insert(position, seal);
     }
-    chain
+    (chain, unmanifested)
 }
 
 /// Checks one manifest against the seal at its position (taking the seal
@@ -71,7 +85,7 @@ fn check_manifest(dir: &str, entry: &Entry, seals: &mut Chain, findings: &mut Ve
 }
 
 /// The key of the manifest beside the segment `manifest` describes.
-fn manifest_key_of(dir: &str, manifest: &SegmentManifest) -> String {
+pub(super) fn manifest_key_of(dir: &str, manifest: &SegmentManifest) -> String {
     let segment = &manifest.body.segment;
     format!(
         "{dir}/{:020}-{}{MANIFEST_SUFFIX}",

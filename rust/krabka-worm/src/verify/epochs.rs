@@ -1,78 +1,179 @@
-//! The chain walk: every epoch of a partition from seq 0 until it breaks,
-//! and the tip over all epochs.
+//! The chain walk: every epoch of a partition from seq 0 until it breaks or
+//! detours, each detour epoch resumed from the head it routes around, and
+//! the tip over all epochs.
+//!
+//! A writer that finds a foreign object at the position it would take next,
+//! `(E, n)`, continues at seq 0 of `detour_epoch(E, n, h)`, building on `h`,
+//! the head of `(E, n - 1)` (or GENESIS at seq 0). So a walk of `E` that
+//! reaches a foreign position whose detour epoch exists ends there, and that
+//! epoch is walked from `h`. Epochs that are nobody's detour are walked from
+//! GENESIS.
 
 use {
     super::{
-        partition::{Chain, Entry},
-        report::{EpochSpan, PartitionVerifyReport, VerifyBreak},
+        partition::{Chain, Entry, Position},
+        report::{ChainPosition, EpochSpan, PartitionVerifyReport, VerifyBreak},
     },
     crate::{
         chain::ChainWalk,
         digest::ChainHead,
+        seal::detour_epoch,
         stamp::{EpochId, ManifestSeq},
     },
+    std::collections::{BTreeMap, BTreeSet},
 };
 
-/// What the walks of a partition's epochs gather.
-struct Walked<'c> {
-    /// Every accepted entry, epoch by epoch, in seq order.
-    accepted: Vec<&'c Entry>,
-    /// The newest accepted manifest (by start offset, then seq) and its
-    /// head.
-    tip: Option<((i64, ManifestSeq), ChainHead)>,
+/// A chain leaving its epoch at a foreign position for a detour epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Route {
+    /// The foreign position routed around.
+    pub(super) from: Position,
+    /// The detour epoch.
+    pub(super) detour: EpochId,
+    /// The head the detour's seq 0 builds on.
+    pub(super) head: ChainHead,
 }
 
-impl<'c> Walked<'c> {
-    /// `entry` at `seq` accepted with `head`.
-    fn accept(&mut self, entry: &'c Entry, seq: ManifestSeq, head: ChainHead) {
-        self.accepted.push(entry);
-        let rank = (entry.manifest.body.segment.start_offset, seq);
-        if self.tip.as_ref().is_none_or(|(best, _)| rank > *best) {
-            self.tip = Some((rank, head));
-        }
-    }
+/// What walking a partition's epochs yields.
+pub(super) struct Walked<'c> {
+    /// Every accepted entry, epoch by epoch, in seq order.
+    pub(super) accepted: Vec<&'c Entry>,
+    /// Every route from a foreign position to its detour epoch.
+    pub(super) routes: Vec<Route>,
+}
+
+/// The walk of one epoch.
+struct EpochWalk<'c> {
+    /// Accepted entries with their seq and head.
+    accepted: Vec<(&'c Entry, ManifestSeq, ChainHead)>,
+    /// Where it broke.
+    broken: Option<VerifyBreak>,
+    /// Where it left for a detour epoch.
+    route: Option<Route>,
+    /// Its span.
+    span: EpochSpan,
+}
+
+/// What a walk needs to know of the whole partition.
+struct Context<'c> {
+    /// The chain.
+    chain: &'c Chain,
+    /// Every epoch of the chain.
+    epochs: BTreeSet<EpochId>,
+    /// Positions holding a foreign object (never a trusted seal).
+    foreign: &'c BTreeSet<Position>,
 }
 
 /// Walks every epoch of `chain` into `report` (epochs, tip, findings);
-/// the accepted entries.
+/// positions in `foreign` hold objects that are no trusted seal.
 pub(super) fn walk_epochs<'c>(
     chain: &'c Chain,
+    foreign: &'c BTreeSet<Position>,
     report: &mut PartitionVerifyReport,
-) -> Vec<&'c Entry> {
+) -> Walked<'c> {
+    let context = Context {
+        chain,
+        epochs: chain.keys().map(|(e, _)| *e).collect(),
+        foreign,
+    };
+    // Which epoch detours from where follows from the walks of the epochs
+    // they detour from: walk until the routes stop changing (one more
+    // round per level of nesting; bounded by the number of epochs).
+    let mut detours: BTreeMap<EpochId, Route> = BTreeMap::new();
+    let mut walks = Vec::new();
+    for _ in 0..=context.epochs.len() {
+        walks = context
+            .epochs
+            .iter()
+            .map(|e| walk_epoch(&context, *e, detours.get(e)))
+            .collect();
+        let mut found = BTreeMap::new();
+        for route in walks
+            .iter()
+            .filter_map(|w: &EpochWalk<'_>| w.route.as_ref())
+        {
+            found.entry(route.detour).or_insert_with(|| route.clone());
+        }
+        if found == detours {
+            break;
+        }
+        detours = found;
+    }
     let mut walked = Walked {
         accepted: Vec::new(),
-        tip: None,
+        routes: detours.into_values().collect(),
     };
-    let mut epoch_ids: Vec<EpochId> = chain.keys().map(|(e, _)| *e).collect();
-    epoch_ids.dedup();
-    for epoch_id in epoch_ids {
-        let span = walk_epoch(chain, epoch_id, &mut walked, &mut report.findings);
-        report.epochs.push(span);
+    let mut tip: Option<((i64, ManifestSeq), ChainHead)> = None;
+    for walk in walks {
+        for (entry, seq, head) in walk.accepted {
+            walked.accepted.push(entry);
+            let rank = (entry.manifest.body.segment.start_offset, seq);
+            if tip.as_ref().is_none_or(|(best, _)| rank > *best) {
+                tip = Some((rank, head));
+            }
+        }
+        report.findings.extend(walk.broken);
+        report.epochs.push(walk.span);
     }
-    report.tip = walked.tip.map(|(_, head)| head);
-    walked.accepted
+    report.tip = tip.map(|(_, head)| head);
+    walked
 }
 
-/// Walks the epoch `epoch_id` of `chain` from seq 0 until it breaks (a
-/// finding).
+/// Walks the epoch `epoch_id` from seq 0 (from the head of `detour`, when
+/// it is a detour epoch, else from GENESIS) until it breaks (a finding) or
+/// reaches a foreign position whose detour epoch exists (a route).
 fn walk_epoch<'c>(
-    chain: &'c Chain,
+    context: &Context<'c>,
     epoch_id: EpochId,
-    walked: &mut Walked<'c>,
-    findings: &mut Vec<VerifyBreak>,
-) -> EpochSpan {
-    let mut walk = ChainWalk::new(epoch_id);
-    let mut last_seq = None;
-    for ((_, seq), entry) in
-        chain.range((epoch_id, ManifestSeq(0))..=(epoch_id, ManifestSeq(u64::MAX)))
-    {
+    detour: Option<&Route>,
+) -> EpochWalk<'c> {
+    let mut walk = ChainWalk::resume(epoch_id, detour.map_or(ChainHead::GENESIS, |r| r.head));
+    let mut out = EpochWalk {
+        accepted: Vec::new(),
+        broken: None,
+        route: None,
+        span: EpochSpan {
+            epoch_id,
+            accepted: 0,
+            last_seq: None,
+            head: walk.head(),
+            detour_of: detour.map(|r| ChainPosition {
+                epoch_id: r.from.0,
+                seq: r.from.1,
+            }),
+        },
+    };
+    let mut entries = context
+        .chain
+        .range((epoch_id, ManifestSeq(0))..=(epoch_id, ManifestSeq(u64::MAX)));
+    loop {
+        if let Some(route) = route_at(context, epoch_id, &walk) {
+            // The chain left the epoch here; nothing of it may follow (the
+            // foreign entry at the position itself is reported as such).
+            let after = entries.find(|((_, seq), _)| *seq > route.from.1);
+            if let Some((_, entry)) = after {
+                out.broken = Some(VerifyBreak::ChainBroken {
+                    epoch_id,
+                    key: entry.key.clone(),
+                    detail: format!(
+                        "a manifest after seq {}, where the chain detours to epoch {}",
+                        route.from.1, route.detour
+                    ),
+                });
+            }
+            out.route = Some(route);
+            break;
+        }
+        let Some(((_, seq), entry)) = entries.next() else {
+            break;
+        };
         match walk.accept(&entry.manifest.body) {
             Ok(head) => {
-                last_seq = Some(*seq);
-                walked.accept(entry, *seq, head);
+                out.span.last_seq = Some(*seq);
+                out.accepted.push((entry, *seq, head));
             }
             Err(err) => {
-                findings.push(VerifyBreak::ChainBroken {
+                out.broken = Some(VerifyBreak::ChainBroken {
                     epoch_id,
                     key: entry.key.clone(),
                     detail: err.to_string(),
@@ -81,10 +182,23 @@ fn walk_epoch<'c>(
             }
         }
     }
-    EpochSpan {
-        epoch_id,
-        accepted: walk.len() as u64,
-        last_seq,
-        head: walk.head(),
+    out.span.accepted = walk.len() as u64;
+    out.span.head = walk.head();
+    out
+}
+
+/// The route from the walk's next position, when a foreign object holds it
+/// and its detour epoch is in the chain.
+fn route_at(context: &Context<'_>, epoch_id: EpochId, walk: &ChainWalk) -> Option<Route> {
+    let stamp = walk.next_stamp().ok()?;
+    let from = (epoch_id, stamp.seq);
+    if !context.foreign.contains(&from) {
+        return None;
     }
+    let detour = detour_epoch(epoch_id, stamp.seq, stamp.prev_head);
+    (detour != epoch_id && context.epochs.contains(&detour)).then_some(Route {
+        from,
+        detour,
+        head: stamp.prev_head,
+    })
 }

@@ -33,6 +33,32 @@ pub(super) fn is_data_object(name: &str) -> bool {
     !name.ends_with(MANIFEST_SUFFIX) && chain_name(name).is_none()
 }
 
+/// The directory (relative to `prefix`) and the name within it of `key`;
+/// `None` for a key outside any directory or in the start-up probe's.
+pub(super) fn split_key<'k>(key: &'k str, prefix: Option<&str>) -> Option<(&'k str, &'k str)> {
+    let relative = match prefix {
+        Some(prefix) => key.strip_prefix(prefix)?.strip_prefix('/')?,
+        None => key,
+    };
+    relative
+        .split_once('/')
+        .filter(|(dir, _)| *dir != WORM_PROBE_DIR)
+}
+
+/// Whether the partition directory `parsed` is in the request's scope.
+pub(super) fn wanted(request: &VerifyRequest, parsed: &PartitionDirName) -> bool {
+    request.topic.as_ref().is_none_or(|t| *t == parsed.topic)
+        && request.partition.is_none_or(|p| p == parsed.partition)
+}
+
+/// The directory `dir` (relative to `prefix`) as keys name it.
+pub(super) fn full_dir(prefix: Option<&str>, dir: &str) -> String {
+    match prefix {
+        Some(prefix) => format!("{prefix}/{dir}"),
+        None => dir.to_owned(),
+    }
+}
+
 /// The keys under the archive prefix.
 pub(super) struct Listing {
     /// Objects listed, in and out of partition directories.
@@ -64,16 +90,9 @@ impl Listing {
         let mut partitions: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         for meta in listed {
             let key = meta.location.to_string();
-            let relative = match prefix {
-                Some(prefix) => key.strip_prefix(prefix).and_then(|k| k.strip_prefix('/')),
-                None => Some(key.as_str()),
-            };
-            let Some((dir, name)) = relative.and_then(|r| r.split_once('/')) else {
+            let Some((dir, name)) = split_key(&key, prefix) else {
                 continue;
             };
-            if dir == WORM_PROBE_DIR {
-                continue;
-            }
             partitions
                 .entry(dir.to_owned())
                 .or_default()
@@ -92,9 +111,7 @@ impl Listing {
             .into_iter()
             .filter_map(|(dir, names)| {
                 let parsed = parse_partition_dir_name(&dir)?;
-                let wanted = request.topic.as_ref().is_none_or(|t| *t == parsed.topic)
-                    && request.partition.is_none_or(|p| p == parsed.partition);
-                wanted.then_some(PartitionDir { dir, parsed, names })
+                wanted(request, &parsed).then_some(PartitionDir { dir, parsed, names })
             })
             .collect()
     }
@@ -103,10 +120,7 @@ impl Listing {
 impl PartitionDir {
     /// The directory with the archive prefix, as keys name it.
     pub(super) fn full_dir(&self, prefix: Option<&str>) -> String {
-        match prefix {
-            Some(prefix) => format!("{prefix}/{}", self.dir),
-            None => self.dir.clone(),
-        }
+        full_dir(prefix, &self.dir)
     }
 
     /// The listed sizes of the data objects in the directory.

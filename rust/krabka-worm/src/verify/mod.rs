@@ -8,15 +8,25 @@
 //! ([`signatures`]), walks every chain epoch ([`epochs`]), checks the
 //! objects each manifest names ([`objects`]: present with the recorded size;
 //! deep: re-hashed by streaming, and on a mismatch the pinned version is
-//! re-read), and reports stray objects and offset gaps ([`coverage`]). On S3
-//! it then reads versions and retention ([`protection`]). A deep run reports
-//! its progress to a [`VerifyObserver`] ([`verify_archive_observed`]).
+//! re-read), and reports stray objects and offset gaps ([`coverage`]).
+//! Along the way: chain epochs that detour around foreign objects under
+//! `_chain/` are resumed from the head they route around ([`epochs`]), the
+//! foreign objects reported ([`foreign`]), and seals without manifests told
+//! apart into unfinished commits and removed manifests ([`unfinished`]). On
+//! S3 it then reads the bucket's own lock ([`bucket`]), lists every version
+//! once, reports delete markers and hidden partitions ([`markers`]) and
+//! checks every archived version and its retention ([`protection`]). A
+//! deep run reports its progress to a [`VerifyObserver`]
+//! ([`verify_archive_observed`]).
 
+mod bucket;
 mod coverage;
 mod crosscheck;
 mod epochs;
 mod error;
+mod foreign;
 mod listing;
+mod markers;
 mod objects;
 mod partition;
 mod progress;
@@ -24,6 +34,7 @@ mod protection;
 mod read;
 mod report;
 mod signatures;
+mod unfinished;
 
 pub use error::VerifyError;
 
@@ -33,8 +44,9 @@ type Result<T, E = VerifyError> = std::result::Result<T, E>;
 pub use progress::{DeepProgress, NoProgress, VerifyObserver};
 
 pub use report::{
-    ArchiveVerifyReport, AuthenticatedArchive, EpochSpan, ObjectProtectionReport, OffsetGap,
-    PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
+    ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition, EpochSpan,
+    ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth,
+    VerifyOutcome, VerifyRequest,
 };
 use {
     crate::digest::ChainHead,
@@ -73,6 +85,7 @@ pub async fn verify_archive_observed(
         objects_listed: listing.objects_listed,
         partitions: Vec::new(),
         findings: Vec::new(),
+        bucket: None,
     };
     let in_scope = listing.in_scope(request);
     let deep = request.depth == VerifyDepth::Deep;

@@ -49,7 +49,7 @@ impl ObjectCheck<'_> {
                     .archived
                     .push((object.key.clone(), object.version_id.clone()));
                 if object.key != format!("{own_base}{}", object.suffix) {
-                    report.findings.push(VerifyBreak::ForeignObject {
+                    report.findings.push(VerifyBreak::ObjectOutsideSegment {
                         key: object.key.clone(),
                         manifest: entry.key.clone(),
                     });

@@ -1,23 +1,31 @@
 //! One partition directory, step by step: read its manifests and seals,
-//! cross-check them, check signatures, walk the chain epochs, check the
-//! objects, report strays and offset gaps.
+//! cross-check them, check signatures, walk the chain epochs (around
+//! foreign objects), judge seals without manifests, check the objects,
+//! report strays, offset gaps and foreign objects.
 
 use {
     super::{
-        Result, coverage, crosscheck, epochs,
+        Result, coverage,
+        crosscheck::cross_check,
+        epochs,
+        foreign::{Foreign, report_foreign},
         objects::ObjectCheck,
         progress::Tracker,
-        read,
+        read::{self, ReadEntries},
         report::{PartitionVerifyReport, VerifyDepth, VerifyRequest},
-        signatures,
+        signatures, unfinished,
     },
     crate::{
-        manifest::SegmentManifest,
+        manifest::{MANIFEST_SUFFIX, SegmentManifest},
+        seal::seal_key,
         stamp::{EpochId, ManifestSeq},
     },
     object_store::ObjectStore,
-    std::collections::BTreeMap,
+    std::collections::{BTreeMap, BTreeSet},
 };
+
+/// A chain position: epoch and seq.
+pub(super) type Position = (EpochId, ManifestSeq);
 
 /// A manifest or a seal as read from the archive.
 pub(super) struct Entry {
@@ -31,14 +39,14 @@ pub(super) struct Entry {
 
 impl Entry {
     /// The chain position its body records.
-    pub(super) fn position(&self) -> (EpochId, ManifestSeq) {
+    pub(super) fn position(&self) -> Position {
         let chain = &self.manifest.body.chain;
         (chain.epoch_id, chain.seq)
     }
 }
 
 /// Entries by chain position.
-pub(super) type Chain = BTreeMap<(EpochId, ManifestSeq), Entry>;
+pub(super) type Chain = BTreeMap<Position, Entry>;
 
 /// Verifies the partition directory `report.dir`, whose listed names (with
 /// their sizes) are `names`, into `report`.
@@ -54,14 +62,44 @@ pub(super) async fn verify_partition(
     tracker: &mut Tracker<'_>,
 ) -> Result<()> {
     let dir = report.dir.clone();
-    // Manifests beside the segments, and seals.
-    let read = read::read_entries(store, &dir, names, report).await?;
+    // Manifests beside the segments, seals, and foreign objects under
+    // `_chain/`.
+    let ReadEntries {
+        manifests,
+        seals,
+        mut foreign,
+    } = read::read_entries(store, &dir, names, report).await?;
     // Cross-check manifests and seals; the chain is walked over the union.
-    let chain = crosscheck::cross_check(&dir, read, &mut report.findings);
-    // Signatures.
-    signatures::check_signatures(&chain, &request.trusted, &mut report.findings);
-    // Chains, epoch by epoch.
-    let accepted = epochs::walk_epochs(&chain, report);
+    let (mut chain, unmanifested) = cross_check(&dir, manifests, seals, &mut report.findings);
+    // Signatures: an untrusted seal is foreign when a detour routes around
+    // it, else reported as such.
+    let untrusted = signatures::check_signatures(&chain, &request.trusted);
+    let foreign_at: BTreeSet<_> = foreign
+        .iter()
+        .filter_map(Foreign::position)
+        .chain(untrusted.keys().copied())
+        .collect();
+    // Chains, epoch by epoch, and the offsets they leave uncovered.
+    let walked = epochs::walk_epochs(&chain, &foreign_at, report);
+    report.gaps.extend(coverage::offset_gaps(&walked.accepted));
+    let routes = walked.routes;
+    for (position, finding) in untrusted {
+        if !routes.iter().any(|r| r.from == position) {
+            report.findings.push(finding);
+            continue;
+        }
+        let Some(entry) = chain.remove(&position) else {
+            continue;
+        };
+        let seal = seal_key(&dir, position.0, position.1);
+        report.archived.retain(|(key, _)| *key != seal);
+        if entry.key.ends_with(MANIFEST_SUFFIX) {
+            foreign.push(Foreign::untrusted(entry.key, position, finding.clone()));
+        }
+        foreign.push(Foreign::untrusted(seal, position, finding));
+    }
+    // Seals without their manifest: unfinished, or the manifest removed.
+    unfinished::report_unmanifested(unmanifested, &chain, &routes, &mut report.findings);
     for entry in chain.values() {
         report.archived.push((entry.key.clone(), None));
     }
@@ -75,7 +113,8 @@ pub(super) async fn verify_partition(
     let named = objects.check_chain(&chain, report, tracker).await?;
     // Stray objects: neither manifest, seal nor named.
     coverage::report_strays(&dir, names, &named, &mut report.findings);
-    // Offset gaps between accepted manifests.
-    report.gaps.extend(coverage::offset_gaps(&accepted));
+    // Foreign objects under `_chain/`, last: their detail says whether the
+    // rest verifies without them.
+    report_foreign(foreign, &routes, &mut report.findings);
     Ok(())
 }

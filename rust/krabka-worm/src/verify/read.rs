@@ -1,18 +1,19 @@
 //! Reading a partition's manifests and chain seals: every one that decodes,
-//! a finding for every one that does not.
+//! a finding for every manifest that does not, and every object under
+//! `_chain/` that is not a seal set aside as foreign.
 
 use {
     super::{
         Result,
+        foreign::Foreign,
         listing::chain_name,
-        partition::{Chain, Entry},
+        partition::{Chain, Entry, Position},
         report::{PartitionVerifyReport, VerifyBreak},
     },
     crate::{
         error::WormError,
         manifest::{MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, SegmentManifest},
-        seal::parse_seal_name,
-        stamp::{EpochId, ManifestSeq},
+        seal::{ForeignSeal, check_seal_size, parse_seal_name},
     },
     krabka_object_store::store::errors::to_store_error,
     object_store::{ObjectStore, ObjectStoreExt, path::Path},
@@ -26,11 +27,13 @@ pub(super) struct ReadEntries {
     /// Seals, by the chain position their key names (and their body
     /// records).
     pub(super) seals: Chain,
+    /// Objects under `_chain/` that are no seal, in key order.
+    pub(super) foreign: Vec<Foreign>,
 }
 
 /// Reads every manifest (counted in `report.manifests`) and every seal
 /// (recorded in `report.archived`) of the directory `dir` in key order;
-/// findings go to `report.findings`.
+/// findings about manifests go to `report.findings`.
 pub(super) async fn read_entries(
     store: &dyn ObjectStore,
     dir: &str,
@@ -40,15 +43,20 @@ pub(super) async fn read_entries(
     let mut read = ReadEntries {
         manifests: Vec::new(),
         seals: BTreeMap::new(),
+        foreign: Vec::new(),
     };
     for (name, size) in names {
         let key = format!("{dir}/{name}");
         if let Some(seal_name) = chain_name(name) {
             let Some(position) = parse_seal_name(seal_name) else {
+                read.foreign.push(Foreign::new(
+                    key,
+                    None,
+                    "its name is no seal position (`<epoch id>/<seq, 20 digits>.seal`)".to_owned(),
+                ));
                 continue;
             };
-            if let Some(seal) = read_seal(store, key, *size, position, &mut report.findings).await?
-            {
+            if let Some(seal) = read_seal(store, key, *size, position, &mut read.foreign).await? {
                 report.archived.push((seal.key.clone(), None));
                 read.seals.insert(position, seal);
             }
@@ -68,28 +76,46 @@ pub(super) async fn read_entries(
     Ok(read)
 }
 
-/// Reads the seal at `key`, whose name is the chain `position`; `None`
-/// (with a finding) when it does not decode or its body records another
-/// position.
+/// Reads the object at the seal position `position` (its key): a seal
+/// when it decodes to a manifest of that position, else (set aside in
+/// `foreign`) `None`. An object larger than any manifest is never read.
+/// Whether its signature is trusted is the signature step's to say.
 async fn read_seal(
     store: &dyn ObjectStore,
     key: String,
     size: u64,
-    position: (EpochId, ManifestSeq),
-    findings: &mut Vec<VerifyBreak>,
+    position: Position,
+    foreign: &mut Vec<Foreign>,
 ) -> Result<Option<Entry>> {
-    let Some((bytes, manifest)) = read_manifest(store, &key, size, findings).await? else {
+    if let Err(err) = check_seal_size(size) {
+        foreign.push(Foreign::new(key, Some(position), err.to_string()));
         return Ok(None);
+    }
+    let bytes = fetch(store, &key).await?;
+    let manifest = match SegmentManifest::from_bytes(&bytes) {
+        Ok(manifest) => manifest,
+        Err(err @ WormError::UnsupportedFormatVersion { .. }) => {
+            let fallback = VerifyBreak::UnsupportedFormat {
+                key: key.clone(),
+                detail: err.to_string(),
+            };
+            let reason = format!("a seal this build cannot read: {err}");
+            foreign.push(Foreign::new(key, Some(position), reason).unless_routed(fallback));
+            return Ok(None);
+        }
+        Err(err) => {
+            let reason = format!("its bytes are no manifest: {err}");
+            foreign.push(Foreign::new(key, Some(position), reason));
+            return Ok(None);
+        }
     };
     let chain = manifest.body.chain;
     if (chain.epoch_id, chain.seq) != position {
-        findings.push(VerifyBreak::SealMismatch {
-            key,
-            detail: format!(
-                "the key names epoch {} seq {}, the body records epoch {} seq {}",
-                position.0, position.1, chain.epoch_id, chain.seq
-            ),
-        });
+        let misplaced = ForeignSeal::Misplaced {
+            epoch_id: chain.epoch_id,
+            seq: chain.seq,
+        };
+        foreign.push(Foreign::new(key, Some(position), misplaced.to_string()));
         return Ok(None);
     }
     Ok(Some(Entry {
@@ -99,8 +125,8 @@ async fn read_seal(
     }))
 }
 
-/// Reads a manifest or seal; `None` (with a finding) when it does not
-/// decode.
+/// Reads a manifest beside a segment; `None` (with a finding) when it does
+/// not decode.
 async fn read_manifest(
     store: &dyn ObjectStore,
     key: &str,
@@ -114,14 +140,7 @@ async fn read_manifest(
         });
         return Ok(None);
     }
-    let bytes = store
-        .get(&Path::from(key))
-        .await
-        .map_err(|e| to_store_error(e, "read of", key))?
-        .bytes()
-        .await
-        .map_err(|e| to_store_error(e, "read of", key))?
-        .to_vec();
+    let bytes = fetch(store, key).await?;
     match SegmentManifest::from_bytes(&bytes) {
         Ok(manifest) => Ok(Some((bytes, manifest))),
         Err(err @ WormError::UnsupportedFormatVersion { .. }) => {
@@ -139,4 +158,16 @@ async fn read_manifest(
             Ok(None)
         }
     }
+}
+
+/// The bytes of `key` (listed, so at most [`MAX_MANIFEST_BYTES`]).
+async fn fetch(store: &dyn ObjectStore, key: &str) -> Result<Vec<u8>> {
+    Ok(store
+        .get(&Path::from(key))
+        .await
+        .map_err(|e| to_store_error(e, "read of", key))?
+        .bytes()
+        .await
+        .map_err(|e| to_store_error(e, "read of", key))?
+        .to_vec())
 }

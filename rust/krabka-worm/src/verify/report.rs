@@ -130,8 +130,21 @@ pub enum VerifyBreak {
         /// Where its body says it belongs.
         expected: String,
     },
-    /// A chain seal whose manifest beside the segment is gone.
+    /// A chain seal whose manifest beside the segment is gone (or, on a
+    /// versioned bucket, ever existed and is no longer current).
     ManifestMissing {
+        /// The seal's key.
+        seal: String,
+        /// The manifest key the seal's body implies.
+        manifest: String,
+    },
+    /// A committed copy whose manifest beside the segment was never
+    /// written: the last seal of its epoch, from which no detour continues,
+    /// and (on a versioned bucket) no version or delete marker of the
+    /// manifest key. A writer crashed between its seal and its manifest;
+    /// the next copy of the partition writes the manifest. Its objects are
+    /// checked as usual.
+    CommitUnfinished {
         /// The seal's key.
         seal: String,
         /// The manifest key the seal's body implies.
@@ -172,11 +185,23 @@ pub enum VerifyBreak {
         manifest: String,
     },
     /// A manifest names an object outside its own segment.
-    ForeignObject {
+    ObjectOutsideSegment {
         /// The object's key.
         key: String,
         /// The manifest.
         manifest: String,
+    },
+    /// An object under `_chain/` that is not a seal of the archive's
+    /// writers: a name that is no seal position, an object larger than any
+    /// manifest (never read), bytes that do not decode, a manifest of
+    /// another position, or an unsigned or untrusted seal that a detour
+    /// epoch routes around. Only the archive's writers may write there.
+    ForeignObject {
+        /// Its key.
+        key: String,
+        /// What it is, whether the chain routes around it, and whether the
+        /// committed records are intact.
+        detail: String,
     },
     /// The tip differs from the head recorded outside the archive.
     ExpectHeadMismatch {
@@ -197,6 +222,49 @@ pub enum VerifyBreak {
         key: String,
         /// What hides it: `delete marker` or `newer version <id>`.
         by: String,
+    },
+    /// The current version of a key of a partition directory is a delete
+    /// marker: a plain DeleteObject hid what was beneath (S3 only).
+    DeleteMarker {
+        /// The key.
+        key: String,
+        /// The delete marker's version.
+        version_id: String,
+    },
+    /// A partition directory that exists only beneath delete markers: every
+    /// key of it was deleted without a version id (S3 only).
+    PartitionHidden {
+        /// The directory, prefix included.
+        dir: String,
+        /// Its keys under a delete marker.
+        keys: usize,
+    },
+    /// The object version a manifest pins is gone: deleted with a
+    /// governance bypass, or the archive was copied to another bucket (S3
+    /// only).
+    PinnedVersionMissing {
+        /// The key.
+        key: String,
+        /// The pinned version.
+        version_id: String,
+    },
+    /// The bucket cannot attest the archive's protection: versioning not
+    /// `Enabled`, no Object Lock, or a default retention other than
+    /// COMPLIANCE (S3 only).
+    BucketUnprotected {
+        /// What the bucket says.
+        detail: String,
+    },
+    /// A version carries Object Lock headers while its bucket has no Object
+    /// Lock: the bucket cannot enforce them (an archive copied from a
+    /// locked bucket; S3 only).
+    RetentionWithoutBucketLock {
+        /// The key.
+        key: String,
+        /// The version.
+        version_id: String,
+        /// The mode it carries.
+        mode: String,
     },
     /// An archived object version not under COMPLIANCE retention (S3 only).
     RetentionWeak {
@@ -219,11 +287,12 @@ impl VerifyBreak {
     #[must_use]
     pub fn severity(&self) -> Severity {
         match self {
-            Self::Orphan { .. } => Severity::Notice,
+            Self::Orphan { .. } | Self::CommitUnfinished { .. } => Severity::Notice,
             Self::UnsupportedFormat { .. }
             | Self::Unsigned { .. }
             | Self::UntrustedKey { .. }
             | Self::ExpectHeadAmbiguous { .. }
+            | Self::BucketUnprotected { .. }
             | Self::RetentionWeak { .. } => Severity::Incomplete,
             _ => Severity::Tampering,
         }
@@ -241,6 +310,19 @@ pub struct ObjectProtectionReport {
     pub mode: Option<String>,
     /// The retain-until date as the server wrote it.
     pub retain_until: Option<String>,
+}
+
+/// The bucket's own protection as found (S3 only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BucketProtectionReport {
+    /// `Enabled`, `Suspended`, or `Off` (never enabled).
+    pub versioning: String,
+    /// Whether Object Lock is enabled on the bucket.
+    pub object_lock: bool,
+    /// The default retention mode, if a default rule is set.
+    pub default_mode: Option<String>,
+    /// The default retention period (`1 Days`, `7 Years`), if set.
+    pub default_period: Option<String>,
 }
 
 /// A run of offsets no accepted manifest covers.
@@ -263,6 +345,18 @@ pub struct EpochSpan {
     pub last_seq: Option<ManifestSeq>,
     /// The head after the last accepted manifest.
     pub head: ChainHead,
+    /// For a detour epoch: the chain position of the foreign object it
+    /// routes around (its seq 0 builds on the head before that position).
+    pub detour_of: Option<ChainPosition>,
+}
+
+/// A position in a partition's chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ChainPosition {
+    /// The epoch.
+    pub epoch_id: EpochId,
+    /// The seq in the epoch.
+    pub seq: ManifestSeq,
 }
 
 /// What was found in one partition directory.
@@ -338,8 +432,11 @@ pub struct ArchiveVerifyReport {
     pub objects_listed: usize,
     /// One report per partition in scope, sorted by directory.
     pub partitions: Vec<PartitionVerifyReport>,
-    /// Findings about the request as a whole (`expect_head`).
+    /// Findings about the request as a whole (`expect_head`, the bucket).
     pub findings: Vec<VerifyBreak>,
+    /// The bucket's versioning and Object Lock configuration (S3 sources
+    /// only).
+    pub bucket: Option<BucketProtectionReport>,
 }
 
 impl ArchiveVerifyReport {

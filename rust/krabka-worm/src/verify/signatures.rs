@@ -2,37 +2,40 @@
 //! key a manifest carries.
 
 use {
-    super::{partition::Chain, report::VerifyBreak},
+    super::{
+        partition::{Chain, Position},
+        report::VerifyBreak,
+    },
     crate::{error::WormError, keys::TrustedManifestKeys, signature::verify_manifest_signature},
+    std::collections::BTreeMap,
 };
 
 /// A finding for every manifest of `chain` that is not signed by a key of
-/// `trusted`, in chain order.
+/// `trusted`, by chain position. The caller reports them, unless a detour
+/// routes around the position (then the seal there is foreign).
 pub(super) fn check_signatures(
     chain: &Chain,
     trusted: &TrustedManifestKeys,
-    findings: &mut Vec<VerifyBreak>,
-) {
-    for entry in chain.values() {
-        match verify_manifest_signature(&entry.manifest, trusted) {
-            Ok(_) => {}
-            Err(WormError::Unsigned) => findings.push(VerifyBreak::Unsigned {
-                key: entry.key.clone(),
-            }),
-            Err(WormError::UntrustedKey { key_id }) => findings.push(VerifyBreak::UntrustedKey {
-                key: entry.key.clone(),
-                key_id,
-            }),
+) -> BTreeMap<Position, VerifyBreak> {
+    let mut untrusted = BTreeMap::new();
+    for (position, entry) in chain {
+        let key = entry.key.clone();
+        let finding = match verify_manifest_signature(&entry.manifest, trusted) {
+            Ok(_) => continue,
+            Err(WormError::Unsigned) => VerifyBreak::Unsigned { key },
+            Err(WormError::UntrustedKey { key_id }) => VerifyBreak::UntrustedKey { key, key_id },
             Err(err @ WormError::UnsupportedFormatVersion { .. }) => {
-                findings.push(VerifyBreak::UnsupportedFormat {
-                    key: entry.key.clone(),
+                VerifyBreak::UnsupportedFormat {
+                    key,
                     detail: err.to_string(),
-                });
+                }
             }
-            Err(err) => findings.push(VerifyBreak::SignatureInvalid {
-                key: entry.key.clone(),
+            Err(err) => VerifyBreak::SignatureInvalid {
+                key,
                 detail: err.to_string(),
-            }),
-        }
+            },
+        };
+        untrusted.insert(*position, finding);
     }
+    untrusted
 }
