@@ -9,10 +9,12 @@ mod support;
 use {
     bytes::Bytes,
     krabka_remote_storage::{
-        CancellationToken, ChainHead, DeepProgress, LogSegmentData, ManifestSigner,
-        RemoteLogSegmentMetadata, SealedManifest, SegmentManifest, Severity, TopicIdPartition,
-        TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome,
-        VerifyRequest, WormArchiver, authenticate_archive, verify_archive, verify_archive_observed,
+        CancellationToken, ChainHead, ChainStamp, DeepProgress, EpochId, LogSegmentData,
+        MAX_MANIFEST_BYTES, ManifestSeq, ManifestSigner, RemoteLogSegmentMetadata, SealedManifest,
+        SegmentManifest, Severity, TopicIdPartition, TrustedManifestKeys, VerifyBreak, VerifyDepth,
+        VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest, WormArchiver,
+        authenticate_archive, detour_epoch, manifest_head, seal_key, verify_archive,
+        verify_archive_observed,
     },
     object_store::{ObjectStoreExt, PutPayload, memory::InMemory, path::Path},
     std::sync::Arc,
@@ -567,3 +569,313 @@ async fn unnamed_and_missing_objects_keep_the_final_figures_below_the_totals() {
     assert_eq!(last.objects_total, named - 1 + 1);
     assert_eq!(last.bytes_hashed, last.bytes_total - 5);
 }
+
+// ---------------------------------------------------------------------------
+// Foreign objects under `_chain/`, detours, unfinished commits.
+// ---------------------------------------------------------------------------
+
+impl Archive {
+    /// The partition directory, prefix included.
+    fn dir(&self) -> String {
+        let (dir, _) = self.sealed[0].manifest_key.rsplit_once('/').unwrap();
+        dir.to_owned()
+    }
+
+    /// The genesis epoch the archiver sealed into.
+    fn epoch(&self) -> EpochId {
+        self.sealed[0].manifest.body.chain.epoch_id
+    }
+
+    /// The key of the seal at `(epoch, seq)`.
+    fn seal_at(&self, epoch: EpochId, seq: u64) -> String {
+        seal_key(&self.dir(), epoch, ManifestSeq(seq))
+    }
+
+    /// Moves the copy sealed at `index` to seq 0 of `epoch`, building on
+    /// `prev_head`, as a writer routing around a foreign object does: its
+    /// old seal is removed, the new seal and manifest written (signed by
+    /// the archive's key). Returns the new head.
+    async fn rehome(&self, index: usize, epoch: EpochId, prev_head: ChainHead) -> ChainHead {
+        let mut body = self.sealed[index].manifest.body.clone();
+        body.chain = ChainStamp {
+            epoch_id: epoch,
+            seq: ManifestSeq(0),
+            prev_head,
+        };
+        let manifest = signer(1, "k1").seal(body);
+        self.delete(&self.sealed[index].seal_key).await;
+        self.put(&self.seal_at(epoch, 0), manifest.to_bytes()).await;
+        self.put(&self.sealed[index].manifest_key, manifest.to_bytes())
+            .await;
+        manifest_head(&manifest.body)
+    }
+}
+
+/// The foreign-object finding for `key`, with its detail.
+fn foreign_detail(report: &krabka_remote_storage::ArchiveVerifyReport, key: &str) -> String {
+    report
+        .all_findings()
+        .find_map(|f| match f {
+            VerifyBreak::ForeignObject { key: k, detail } if k == key => Some(detail.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no ForeignObject for {key}: {report:#?}"))
+}
+
+/// Only foreign objects are wrong: the listed chain verifies, unbroken.
+fn only_foreign(report: &krabka_remote_storage::ArchiveVerifyReport) {
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    for finding in report.all_findings() {
+        assert!(
+            matches!(finding, VerifyBreak::ForeignObject { .. }),
+            "{finding:?} in {report:#?}"
+        );
+    }
+}
+
+both_depths!(stray_under_chain, |depth| async move {
+    let a = archive().await;
+    let stray = format!("{}/_chain/notes.txt", a.dir());
+    let odd_seq = format!("{}/_chain/{}/7.seal", a.dir(), a.epoch());
+    a.put(&stray, b"hello".to_vec()).await;
+    a.put(&odd_seq, a.get(&a.sealed[0].seal_key).await).await;
+    let report = a.verify(depth, Some(a.sealed[2].head)).await;
+    only_foreign(&report);
+    for key in [&stray, &odd_seq] {
+        let detail = foreign_detail(&report, key);
+        assert!(detail.contains("no seal position"), "{detail}");
+        assert!(detail.contains("holds no chain position"), "{detail}");
+        assert!(
+            detail.ends_with("the committed records verify without it"),
+            "{detail}"
+        );
+    }
+    assert_eq!(report.partitions[0].tip, Some(a.sealed[2].head));
+});
+
+both_depths!(garbage_seal_at_the_next_position, |depth| async move {
+    let a = archive().await;
+    let junk = a.seal_at(a.epoch(), 3);
+    a.put(&junk, b"{\"not\":\"a manifest\"}".to_vec()).await;
+    let report = a.verify(depth, Some(a.sealed[2].head)).await;
+    only_foreign(&report);
+    let detail = foreign_detail(&report, &junk);
+    assert!(detail.starts_with("its bytes are no manifest"), "{detail}");
+    assert!(detail.contains("no detour routes around it"), "{detail}");
+    assert_eq!(report.partitions[0].tip, Some(a.sealed[2].head));
+});
+
+both_depths!(oversized_seal_at_the_next_position, |depth| async move {
+    let a = archive().await;
+    let junk = a.seal_at(a.epoch(), 3);
+    a.put(&junk, vec![b'{'; MAX_MANIFEST_BYTES + 1]).await;
+    let report = a.verify(depth, Some(a.sealed[2].head)).await;
+    only_foreign(&report);
+    let detail = foreign_detail(&report, &junk);
+    assert!(
+        detail.starts_with(&format!(
+            "{} bytes, more than any manifest",
+            MAX_MANIFEST_BYTES + 1
+        )),
+        "{detail}"
+    );
+});
+
+both_depths!(garbage_seal_routed_around_by_a_detour, |depth| async move {
+    let a = archive_at(&[0, 100, 200, 300]).await;
+    // Junk took (E, 3) before the fourth copy; the writer went on at seq 0
+    // of the detour epoch, on the head of (E, 2).
+    let (epoch, head_2) = (a.epoch(), a.sealed[2].head);
+    let detour = detour_epoch(epoch, ManifestSeq(3), head_2);
+    let tip = a.rehome(3, detour, head_2).await;
+    let junk = a.seal_at(epoch, 3);
+    a.put(&junk, b"garbage".to_vec()).await;
+    let report = a.verify(depth, Some(tip)).await;
+    only_foreign(&report);
+    let detail = foreign_detail(&report, &junk);
+    assert!(
+        detail.contains(&format!("routes around it through detour epoch {detour}")),
+        "{detail}"
+    );
+    assert!(
+        detail.ends_with("the committed records verify without it"),
+        "{detail}"
+    );
+    let partition = &report.partitions[0];
+    assert_eq!(partition.tip, Some(tip));
+    let span = partition
+        .epochs
+        .iter()
+        .find(|e| e.epoch_id == detour)
+        .unwrap();
+    assert_eq!(span.accepted, 1);
+    assert_eq!(
+        span.detour_of,
+        Some(krabka_remote_storage::ChainPosition {
+            epoch_id: epoch,
+            seq: ManifestSeq(3)
+        })
+    );
+    assert!(partition.gaps.is_empty());
+    assert_eq!(partition.objects, 4 * 4);
+});
+
+both_depths!(
+    unsigned_seal_routed_around_by_a_detour,
+    |depth| async move {
+        let a = archive_at(&[0, 100, 200, 300]).await;
+        let (epoch, head_2) = (a.epoch(), a.sealed[2].head);
+        let detour = detour_epoch(epoch, ManifestSeq(3), head_2);
+        let tip = a.rehome(3, detour, head_2).await;
+        // An unsigned manifest at (E, 3), recording its own position.
+        let mut unsigned = a.sealed[3].manifest.clone();
+        unsigned.signature = None;
+        let junk = a.seal_at(epoch, 3);
+        a.put(&junk, unsigned.to_bytes()).await;
+        let report = a.verify(depth, Some(tip)).await;
+        only_foreign(&report);
+        let detail = foreign_detail(&report, &junk);
+        assert!(
+            detail.starts_with("an unsigned seal; the chain routes around it"),
+            "{detail}"
+        );
+        assert_eq!(report.partitions[0].tip, Some(tip));
+    }
+);
+
+both_depths!(
+    unsigned_seal_at_the_next_position_without_detour,
+    |depth| async move {
+        let a = archive().await;
+        let mut body = a.sealed[2].manifest.body.clone();
+        body.segment.segment_id = Uuid::from_u128(77);
+        body.segment.start_offset = 300;
+        body.objects.clear();
+        body.chain = ChainStamp {
+            epoch_id: a.epoch(),
+            seq: ManifestSeq(3),
+            prev_head: a.sealed[2].head,
+        };
+        let junk = a.seal_at(a.epoch(), 3);
+        let unsigned = SegmentManifest {
+            body,
+            signature: None,
+        };
+        a.put(&junk, unsigned.to_bytes()).await;
+        let report = a.verify(depth, None).await;
+        // No detour: it keeps today's finding (it may be the archive's own).
+        assert_eq!(report.outcome(), VerifyOutcome::Incomplete, "{report:#?}");
+        assert!(has(
+            &report,
+            |f| matches!(f, VerifyBreak::Unsigned { key } if *key == junk)
+        ));
+        assert!(!has(&report, |f| matches!(
+            f,
+            VerifyBreak::ForeignObject { .. }
+        )));
+    }
+);
+
+both_depths!(junk_at_genesis_and_at_its_detour, |depth| async move {
+    let a = archive_at(&[0]).await;
+    let genesis = a.epoch();
+    // Junk at (G, 0): detour D1 from GENESIS; junk at (D1, 0) too: detour
+    // D2 from (D1, 0), still on GENESIS.
+    let first = detour_epoch(genesis, ManifestSeq(0), ChainHead::GENESIS);
+    let second = detour_epoch(first, ManifestSeq(0), ChainHead::GENESIS);
+    let tip = a.rehome(0, second, ChainHead::GENESIS).await;
+    a.put(&a.seal_at(genesis, 0), b"junk".to_vec()).await;
+    a.put(&a.seal_at(first, 0), vec![0; 10]).await;
+    let report = a.verify(depth, Some(tip)).await;
+    only_foreign(&report);
+    let partition = &report.partitions[0];
+    assert_eq!(partition.tip, Some(tip));
+    let span = partition
+        .epochs
+        .iter()
+        .find(|e| e.epoch_id == second)
+        .unwrap();
+    assert_eq!(
+        (span.accepted, span.detour_of.map(|p| p.epoch_id)),
+        (1, Some(first))
+    );
+    assert!(foreign_detail(&report, &a.seal_at(first, 0)).contains(&second.to_string()));
+});
+
+both_depths!(a_detour_from_the_wrong_head_breaks, |depth| async move {
+    let a = archive_at(&[0, 100, 200, 300]).await;
+    let epoch = a.epoch();
+    // The detour of (E, 3) on the head of (E, 2), but its seq 0 claims to
+    // build on the head of (E, 1): a rewritten history.
+    let detour = detour_epoch(epoch, ManifestSeq(3), a.sealed[2].head);
+    a.rehome(3, detour, a.sealed[1].head).await;
+    a.put(&a.seal_at(epoch, 3), b"junk".to_vec()).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::ChainBroken { epoch_id, .. } if *epoch_id == detour)
+    ));
+});
+
+both_depths!(commit_unfinished, |depth| async move {
+    let a = archive().await;
+    // The writer crashed between the newest seal and its manifest.
+    a.delete(&a.sealed[2].manifest_key).await;
+    let report = a.verify(depth, Some(a.sealed[2].head)).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Verified, "{report:#?}");
+    let expected = VerifyBreak::CommitUnfinished {
+        seal: a.sealed[2].seal_key.clone(),
+        manifest: a.sealed[2].manifest_key.clone(),
+    };
+    assert_eq!(report.all_findings().collect::<Vec<_>>(), vec![&expected]);
+    assert_eq!(expected.severity(), Severity::Notice);
+    assert_eq!(report.partitions[0].tip, Some(a.sealed[2].head));
+    // Its objects are still checked.
+    let key = a.object_key(2, ".index");
+    a.put(&key, vec![0; 3]).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::SizeMismatch { key: k, .. } if *k == key)
+    ));
+});
+
+both_depths!(
+    manifest_missing_under_a_continued_chain,
+    |depth| async move {
+        let a = archive_at(&[0, 100, 200, 300]).await;
+        let (epoch, head_2) = (a.epoch(), a.sealed[2].head);
+        // Seq 2 lost its manifest, yet the chain went on from it (through a
+        // detour): the writer repairs before it extends, so this is removal.
+        let detour = detour_epoch(epoch, ManifestSeq(3), head_2);
+        a.rehome(3, detour, head_2).await;
+        a.put(&a.seal_at(epoch, 3), b"junk".to_vec()).await;
+        a.delete(&a.sealed[2].manifest_key).await;
+        let report = a.verify(depth, None).await;
+        assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+        assert!(has(
+            &report,
+            |f| matches!(f, VerifyBreak::ManifestMissing { seal, .. } if *seal == a.sealed[2].seal_key)
+        ));
+        assert!(!has(&report, |f| matches!(
+            f,
+            VerifyBreak::CommitUnfinished { .. }
+        )));
+    }
+);
+
+both_depths!(garbage_over_a_committed_seal, |depth| async move {
+    let a = archive().await;
+    a.put(&a.sealed[1].seal_key, b"garbage".to_vec()).await;
+    let report = a.verify(depth, None).await;
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    assert!(
+        foreign_detail(&report, &a.sealed[1].seal_key).starts_with("its bytes are no manifest")
+    );
+    assert!(has(
+        &report,
+        |f| matches!(f, VerifyBreak::NotInChain { key } if *key == a.sealed[1].manifest_key)
+    ));
+});

@@ -58,7 +58,8 @@ struct EpochWalk<'c> {
 struct Context<'c> {
     /// The chain.
     chain: &'c Chain,
-    /// Every epoch of the chain.
+    /// Every epoch of the chain or of a foreign position (a detour whose
+    /// seq 0 is junk too holds nothing else).
     epochs: BTreeSet<EpochId>,
     /// Positions holding a foreign object (never a trusted seal).
     foreign: &'c BTreeSet<Position>,
@@ -73,7 +74,7 @@ pub(super) fn walk_epochs<'c>(
 ) -> Walked<'c> {
     let context = Context {
         chain,
-        epochs: chain.keys().map(|(e, _)| *e).collect(),
+        epochs: chain.keys().chain(foreign).map(|(e, _)| *e).collect(),
         foreign,
     };
     // Which epoch detours from where follows from the walks of the epochs
@@ -105,6 +106,15 @@ pub(super) fn walk_epochs<'c>(
     };
     let mut tip: Option<((i64, ManifestSeq), ChainHead)> = None;
     for walk in walks {
+        // An epoch of nothing but a foreign object is no epoch of the
+        // chain, unless the chain passes through it.
+        let of_chain = context
+            .chain
+            .range(epoch_range(walk.span.epoch_id))
+            .next()
+            .is_some()
+            || walk.span.detour_of.is_some()
+            || walk.route.is_some();
         for (entry, seq, head) in walk.accepted {
             walked.accepted.push(entry);
             let rank = (entry.manifest.body.segment.start_offset, seq);
@@ -113,7 +123,9 @@ pub(super) fn walk_epochs<'c>(
             }
         }
         report.findings.extend(walk.broken);
-        report.epochs.push(walk.span);
+        if of_chain {
+            report.epochs.push(walk.span);
+        }
     }
     report.tip = tip.map(|(_, head)| head);
     walked
@@ -143,9 +155,7 @@ fn walk_epoch<'c>(
             }),
         },
     };
-    let mut entries = context
-        .chain
-        .range((epoch_id, ManifestSeq(0))..=(epoch_id, ManifestSeq(u64::MAX)));
+    let mut entries = context.chain.range(epoch_range(epoch_id));
     loop {
         if let Some(route) = route_at(context, epoch_id, &walk) {
             // The chain left the epoch here; nothing of it may follow (the
@@ -201,4 +211,149 @@ fn route_at(context: &Context<'_>, epoch_id: EpochId, walk: &ChainWalk) -> Optio
         detour,
         head: stamp.prev_head,
     })
+}
+
+/// Every position of the epoch `epoch_id`.
+fn epoch_range(epoch_id: EpochId) -> std::ops::RangeInclusive<Position> {
+    (epoch_id, ManifestSeq(0))..=(epoch_id, ManifestSeq(u64::MAX))
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use {
+        super::*,
+        crate::manifest::{ManifestBody, SegmentIdentity, SegmentManifest, manifest_head},
+        crate::stamp::ChainStamp,
+        uuid::Uuid,
+    };
+
+    /// An unsigned entry at `(epoch, seq)` on `prev`, for offsets from
+    /// `start`; its head.
+    pub(in crate::verify) fn entry(
+        epoch: EpochId,
+        seq: u64,
+        prev: ChainHead,
+        start: i64,
+    ) -> (Entry, ChainHead) {
+        let segment = SegmentIdentity {
+            topic: "t".to_owned(),
+            topic_id: Uuid::nil(),
+            partition: 0,
+            segment_id: Uuid::from_u128(start as u128),
+            start_offset: start,
+            end_offset: start + 9,
+            max_timestamp_ms: 0,
+            broker_id: 0,
+            event_timestamp_ms: 0,
+            segment_size_bytes: 0,
+            leader_epochs: BTreeMap::new(),
+            txn_index_empty: true,
+        };
+        let chain = ChainStamp {
+            epoch_id: epoch,
+            seq: ManifestSeq(seq),
+            prev_head: prev,
+        };
+        let body = ManifestBody::new(segment, Vec::new(), chain);
+        let head = manifest_head(&body);
+        let manifest = SegmentManifest {
+            body,
+            signature: None,
+        };
+        let entry = Entry {
+            key: format!("{epoch}/{seq}"),
+            bytes: manifest.to_bytes(),
+            manifest,
+        };
+        (entry, head)
+    }
+
+    pub(in crate::verify) fn epoch(n: u128) -> EpochId {
+        EpochId(Uuid::from_u128(n))
+    }
+
+    fn walk(chain: &Chain, foreign: &[Position]) -> (PartitionVerifyReport, Vec<Route>) {
+        let foreign: BTreeSet<Position> = foreign.iter().copied().collect();
+        let mut report = PartitionVerifyReport::empty("d".into(), "t".into(), 0);
+        let routes = walk_epochs(chain, &foreign, &mut report).routes;
+        (report, routes)
+    }
+
+    #[test]
+    fn a_detour_resumes_from_the_head_before_the_foreign_position() {
+        let main = epoch(1);
+        let mut chain = Chain::new();
+        let (e0, h0) = entry(main, 0, ChainHead::GENESIS, 0);
+        let (e1, h1) = entry(main, 1, h0, 10);
+        chain.insert((main, ManifestSeq(0)), e0);
+        chain.insert((main, ManifestSeq(1)), e1);
+        let detour = detour_epoch(main, ManifestSeq(2), h1);
+        let (d0, hd) = entry(detour, 0, h1, 20);
+        chain.insert((detour, ManifestSeq(0)), d0);
+        // Without the foreign object the detour is walked from GENESIS and
+        // breaks.
+        let (report, routes) = walk(&chain, &[]);
+        assert!(routes.is_empty());
+        assert!(matches!(
+            report.findings.as_slice(),
+            [VerifyBreak::ChainBroken { epoch_id, .. }] if *epoch_id == detour
+        ));
+        // With it, the chain is one chain ending at the detour's head.
+        let (report, routes) = walk(&chain, &[(main, ManifestSeq(2))]);
+        assert_eq!(report.findings, Vec::new());
+        assert_eq!(report.tip, Some(hd));
+        assert_eq!(
+            routes,
+            vec![Route {
+                from: (main, ManifestSeq(2)),
+                detour,
+                head: h1
+            }]
+        );
+        let span = report.epochs.iter().find(|s| s.epoch_id == detour).unwrap();
+        assert_eq!(span.accepted, 1);
+        assert_eq!(
+            span.detour_of,
+            Some(ChainPosition {
+                epoch_id: main,
+                seq: ManifestSeq(2)
+            })
+        );
+    }
+
+    #[test]
+    fn nothing_of_an_epoch_may_follow_its_detour() {
+        let main = epoch(1);
+        let mut chain = Chain::new();
+        let (e0, h0) = entry(main, 0, ChainHead::GENESIS, 0);
+        chain.insert((main, ManifestSeq(0)), e0);
+        let detour = detour_epoch(main, ManifestSeq(1), h0);
+        chain.insert((detour, ManifestSeq(0)), entry(detour, 0, h0, 10).0);
+        // A manifest at (main, 2), after the foreign (main, 1).
+        let (late, _) = entry(main, 2, h0, 30);
+        chain.insert((main, ManifestSeq(2)), late);
+        let (report, _) = walk(&chain, &[(main, ManifestSeq(1))]);
+        assert!(matches!(
+            report.findings.as_slice(),
+            [VerifyBreak::ChainBroken { epoch_id, detail, .. }]
+                if *epoch_id == main && detail.contains("detours to epoch")
+        ));
+    }
+
+    #[test]
+    fn a_foreign_position_without_a_detour_changes_nothing() {
+        let main = epoch(1);
+        let mut chain = Chain::new();
+        let (e0, h0) = entry(main, 0, ChainHead::GENESIS, 0);
+        chain.insert((main, ManifestSeq(0)), e0);
+        let (report, routes) = walk(
+            &chain,
+            &[(main, ManifestSeq(1)), (epoch(9), ManifestSeq(0))],
+        );
+        assert!(routes.is_empty());
+        assert_eq!(report.findings, Vec::new());
+        assert_eq!(report.tip, Some(h0));
+        // The epoch of nothing but junk is not listed.
+        assert_eq!(report.epochs.len(), 1);
+    }
 }

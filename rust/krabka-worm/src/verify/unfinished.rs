@@ -47,3 +47,67 @@ pub(super) fn report_unmanifested(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use {
+        super::*,
+        crate::{
+            digest::ChainHead,
+            verify::epochs::tests::{entry, epoch},
+        },
+    };
+
+    fn seal(seq: u64) -> Unmanifested {
+        Unmanifested {
+            position: (epoch(1), ManifestSeq(seq)),
+            seal: format!("s{seq}"),
+            manifest: format!("m{seq}"),
+        }
+    }
+
+    #[test]
+    fn only_the_last_seal_of_an_epoch_nobody_continued_is_unfinished() {
+        let main = epoch(1);
+        let mut chain = Chain::new();
+        let (e0, h0) = entry(main, 0, ChainHead::GENESIS, 0);
+        let (e1, _) = entry(main, 1, h0, 10);
+        chain.insert((main, ManifestSeq(0)), e0);
+        chain.insert((main, ManifestSeq(1)), e1);
+        let mut findings = Vec::new();
+        report_unmanifested(vec![seal(0), seal(1)], &chain, &[], &mut findings);
+        assert_eq!(
+            findings,
+            vec![
+                VerifyBreak::ManifestMissing {
+                    seal: "s0".into(),
+                    manifest: "m0".into()
+                },
+                VerifyBreak::CommitUnfinished {
+                    seal: "s1".into(),
+                    manifest: "m1".into()
+                },
+            ]
+        );
+        // A detour from (main, 2) continued the chain from seq 1.
+        let route = Route {
+            from: (main, ManifestSeq(2)),
+            detour: epoch(2),
+            head: h0,
+        };
+        let mut findings = Vec::new();
+        report_unmanifested(vec![seal(1)], &chain, &[route.clone()], &mut findings);
+        assert!(matches!(
+            findings[..],
+            [VerifyBreak::ManifestMissing { .. }]
+        ));
+        // A seal a detour routes around is foreign, not reported here.
+        let mut findings = Vec::new();
+        let routed = Route {
+            from: (main, ManifestSeq(1)),
+            ..route
+        };
+        report_unmanifested(vec![seal(1)], &chain, &[routed], &mut findings);
+        assert_eq!(findings, Vec::new());
+    }
+}
