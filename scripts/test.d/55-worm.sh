@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The write-once archive mode against real servers: SeaweedFS with an Object Lock bucket
-# (COMPLIANCE, 1 day) and its plain bucket, s3s-fs (refused), and the in-repo GCS server with a
+# (COMPLIANCE, 1 day), a versioned bucket without Object Lock (for the tamper cases that delete
+# versions) and its plain bucket, s3s-fs (refused), and the in-repo GCS server with a
 # versioned bucket under a locked retention policy. Reuses scripts/lib/object-store-servers.sh.
 # Every S3 request goes through the aws-rules front (tests/aws-rules/front.py), which refuses what
 # Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket without a
@@ -29,6 +30,15 @@ AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-
   --object-lock-configuration '{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Mode":"COMPLIANCE","Days":1}}}'
 export KRABKA_S3_WORM_BUCKET=$WORM_BUCKET
 
+echo "--- Versioned bucket without Object Lock on SeaweedFS (versions can be deleted there)"
+VERSIONED_BUCKET=versioned-$(date +%s)
+AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-east-1 \
+  "$VENV/bin/aws" --endpoint-url "$KRABKA_S3_ENDPOINT" s3api create-bucket --bucket "$VERSIONED_BUCKET" > /dev/null
+AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-east-1 \
+  "$VENV/bin/aws" --endpoint-url "$KRABKA_S3_ENDPOINT" s3api put-bucket-versioning \
+  --bucket "$VERSIONED_BUCKET" --versioning-configuration Status=Enabled
+export KRABKA_S3_VERSIONED_BUCKET=$VERSIONED_BUCKET
+
 echo "--- Locked retention bucket on the GCS test server"
 curl -sf -o /dev/null -X POST -H 'content-type: application/json' "$KRABKA_GCS_ENDPOINT/storage/v1/b?project=test" \
   -d '{"name":"worm","versioning":{"enabled":true},"retentionPolicy":{"retentionPeriod":"86400"}}'
@@ -37,4 +47,5 @@ export KRABKA_GCS_WORM_BUCKET=worm
 
 echo "--- Rust WORM tests against the servers"
 cargo test -p krabka-remote-storage --locked --test worm_servers -- --nocapture "$@"
+cargo test -p krabka-remote-storage --locked --test worm_tamper_servers -- "$@"
 cargo test -p krabka-worm-verify --locked --test cli_servers -- "$@"
