@@ -68,17 +68,10 @@ async fn check_archived(
 ) -> Result<()> {
     for (key, pinned) in &partition.archived {
         let entries = versions.get(key.as_str()).map_or(&[][..], Vec::as_slice);
-        if let Some(version) = newer_than_archived(entries, pinned.as_deref()) {
-            partition.findings.push(VerifyBreak::Shadowed {
-                key: key.clone(),
-                by: format!("newer version {version}"),
-            });
-        }
-        let checked = match pinned {
-            Some(pinned)
-                if !entries
-                    .iter()
-                    .any(|e| !e.delete_marker && e.version_id == *pinned) =>
+        if let Some(pinned) = pinned {
+            if !entries
+                .iter()
+                .any(|e| !e.delete_marker && e.version_id == *pinned)
             {
                 partition.findings.push(VerifyBreak::PinnedVersionMissing {
                     key: key.clone(),
@@ -86,6 +79,14 @@ async fn check_archived(
                 });
                 continue;
             }
+        }
+        if let Some(version) = newer_than_archived(entries, pinned.as_deref()) {
+            partition.findings.push(VerifyBreak::Shadowed {
+                key: key.clone(),
+                by: format!("newer version {version}"),
+            });
+        }
+        let checked = match pinned {
             Some(pinned) => pinned.clone(),
             None => match oldest_version(entries) {
                 Some(oldest) => oldest,
@@ -100,23 +101,12 @@ async fn check_archived(
             });
             continue;
         };
-        match retention.mode.as_deref() {
-            Some(mode) if !enforced => {
-                partition
-                    .findings
-                    .push(VerifyBreak::RetentionWithoutBucketLock {
-                        key: key.clone(),
-                        version_id: checked.clone(),
-                        mode: mode.to_owned(),
-                    });
-            }
-            Some("COMPLIANCE") => {}
-            _ => partition.findings.push(VerifyBreak::RetentionWeak {
-                key: key.clone(),
-                version_id: checked.clone(),
-                mode: retention.mode.clone(),
-            }),
-        }
+        partition.findings.extend(grade_retention(
+            key,
+            &checked,
+            retention.mode.as_deref(),
+            enforced,
+        ));
         partition.protection.push(ObjectProtectionReport {
             key: key.clone(),
             version_id: checked,
@@ -125,6 +115,31 @@ async fn check_archived(
         });
     }
     Ok(())
+}
+
+/// The finding for the version `version_id` of `key` under the lock
+/// `mode` it carries, in a bucket that `enforced` Object Lock or not: lock
+/// headers the bucket cannot enforce are a copied archive (tampering), any
+/// mode but COMPLIANCE weak retention (incomplete).
+fn grade_retention(
+    key: &str,
+    version_id: &str,
+    mode: Option<&str>,
+    enforced: bool,
+) -> Option<VerifyBreak> {
+    match mode {
+        Some(mode) if !enforced => Some(VerifyBreak::RetentionWithoutBucketLock {
+            key: key.to_owned(),
+            version_id: version_id.to_owned(),
+            mode: mode.to_owned(),
+        }),
+        Some("COMPLIANCE") => None,
+        _ => Some(VerifyBreak::RetentionWeak {
+            key: key.to_owned(),
+            version_id: version_id.to_owned(),
+            mode: mode.map(str::to_owned),
+        }),
+    }
 }
 
 /// The version that sits on top of the archived one (`pinned`, else the
@@ -164,6 +179,28 @@ mod tests {
             is_latest: latest,
             delete_marker: marker,
         }
+    }
+
+    #[test]
+    fn retention_is_graded_against_the_bucket_s_lock() {
+        assert_eq!(grade_retention("k", "v", Some("COMPLIANCE"), true), None);
+        assert!(matches!(
+            grade_retention("k", "v", Some("GOVERNANCE"), true),
+            Some(VerifyBreak::RetentionWeak { mode: Some(m), .. }) if m == "GOVERNANCE"
+        ));
+        assert!(matches!(
+            grade_retention("k", "v", None, false),
+            Some(VerifyBreak::RetentionWeak { mode: None, .. })
+        ));
+        let copied = grade_retention("k", "v", Some("COMPLIANCE"), false).unwrap();
+        assert!(matches!(
+            &copied,
+            VerifyBreak::RetentionWithoutBucketLock { mode, .. } if mode == "COMPLIANCE"
+        ));
+        assert_eq!(
+            copied.severity(),
+            crate::verify::report::Severity::Tampering
+        );
     }
 
     #[test]
