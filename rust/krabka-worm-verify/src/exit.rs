@@ -4,9 +4,12 @@
 //! | Code | Meaning |
 //! |---|---|
 //! | 0 | verified |
-//! | 1 | evidence of tampering |
-//! | 2 | incomplete attestation (unsigned or untrusted manifests, unknown format version, `--expect-head` with several partitions in scope) |
-//! | 3 | the archive could not be read (or the report could not be written, or the verifier failed inside) |
+//! | 1 | evidence of tampering (also foreign objects under `_chain/`, delete markers, hidden partitions, missing pinned versions, lock headers in a bucket without Object Lock) |
+//! | 2 | incomplete attestation (unsigned or untrusted manifests, unknown format version, weak retention, a bucket without versioning, Object Lock or a COMPLIANCE default, `--expect-head` with several partitions in scope) |
+//! | 3 | the archive could not be read (also: a truncated version listing without continuation, the report could not be written, or the verifier failed inside) |
+//!
+//! Notices (a committed but unfinished copy, stray objects) leave the code
+//! at 0.
 //! | 64 | usage error (BSD `EX_USAGE`) |
 
 use krabka_worm::VerifyOutcome;

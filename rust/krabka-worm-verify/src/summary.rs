@@ -5,12 +5,13 @@ use {
     std::fmt::Write as _,
 };
 
-/// A human summary of `report`: one block per partition with its tip (the
-/// head to record for the next run's `--expect-head`), then every finding,
-/// then the verdict.
+/// A human summary of `report`: the bucket's own lock (S3), one block per
+/// partition with its tip (the head to record for the next run's
+/// `--expect-head`), then every finding, then the verdict.
 ///
 /// ```text
 /// krabka WORM archive: 1 partition(s), 10 object(s) listed, shallow verification
+/// bucket: versioning Enabled, Object Lock enabled, default retention COMPLIANCE 1 Days
 /// partition orders-0 (arch/orders-0-AAAAAAAAAAAAAAAAAAAABQ): 2 manifest(s), 8 object(s), 1 epoch(s), 0 byte(s) re-hashed
 ///   tip: 1f0c…
 /// result: VERIFIED
@@ -28,6 +29,23 @@ pub fn summary(report: &ArchiveVerifyReport) -> String {
         report.partitions.len(),
         report.objects_listed
     );
+    if let Some(bucket) = &report.bucket {
+        let lock = if bucket.object_lock {
+            format!(
+                "Object Lock enabled, default retention {} {}",
+                bucket.default_mode.as_deref().unwrap_or("none"),
+                bucket.default_period.as_deref().unwrap_or("")
+            )
+        } else {
+            "no Object Lock".to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "bucket: versioning {}, {}",
+            bucket.versioning,
+            lock.trim_end()
+        );
+    }
     for p in &report.partitions {
         let _ = writeln!(
             out,

@@ -225,3 +225,42 @@ fn no_progress_when_never_shallow_or_not_a_terminal() {
     assert_eq!(code, 64, "{stdout}{stderr}");
     assert_eq!(stdout, "");
 }
+
+#[test]
+fn a_foreign_object_under_the_chain_is_tampering() {
+    let root = tempfile::tempdir().unwrap();
+    let sealed = archive(root.path());
+    let (chain_dir, _) = sealed[1].seal_key.rsplit_once('/').unwrap();
+    let junk = format!("{chain_dir}/00000000000000000002.seal");
+    std::fs::write(root.path().join(&junk), b"not a seal").unwrap();
+    for extra in [&[][..], &["--deep"][..]] {
+        let (code, stdout, _) = run_with(root.path(), extra);
+        assert_eq!(code, 1, "{stdout}");
+        assert!(stdout.contains("Tampering: ForeignObject"), "{stdout}");
+        assert!(stdout.contains(&junk), "{stdout}");
+        assert!(stdout.contains("no detour routes around it"), "{stdout}");
+        assert!(stdout.contains("result: EVIDENCE OF TAMPERING"), "{stdout}");
+    }
+}
+
+#[test]
+fn a_committed_but_unfinished_copy_is_a_notice() {
+    let root = tempfile::tempdir().unwrap();
+    let sealed = archive(root.path());
+    std::fs::remove_file(root.path().join(&sealed[1].manifest_key)).unwrap();
+    let tip = sealed[1].head.to_string();
+    let (code, stdout, stderr) = run_with(root.path(), &["--deep", "--expect-head", &tip]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("Notice: CommitUnfinished"), "{stdout}");
+    assert!(stdout.contains("result: VERIFIED"), "{stdout}");
+    // A local copy has no bucket of its own to report.
+    let (code, stdout, _) = run_with(root.path(), &["--json"]);
+    assert_eq!(code, 0);
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["report"]["bucket"], serde_json::Value::Null);
+    assert_eq!(
+        value["report"]["partitions"][0]["findings"][0]["kind"],
+        "commit_unfinished"
+    );
+    assert!(!stdout.contains("bucket: versioning"), "{stdout}");
+}

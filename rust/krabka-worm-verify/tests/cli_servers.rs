@@ -87,31 +87,83 @@ fn the_binary_verifies_a_seaweedfs_lock_bucket_and_reports_the_tip() {
         }
     }
     let tip = head.unwrap().to_string();
-    let output = Command::new(common::BIN)
-        .env("AWS_ACCESS_KEY_ID", &access)
-        .env("AWS_SECRET_ACCESS_KEY", &secret)
-        .env("AWS_REGION", "us-east-1")
-        .args([
-            "--s3-bucket",
-            &bucket,
-            "--s3-endpoint",
-            &endpoint,
-            "--path-style",
-            "--prefix",
-            &prefix,
-            "--key-id",
-            "test-key-1",
-            "--public-key",
-            KEY_1_PUBLIC,
-            "--deep",
-            "--expect-head",
-            &tip,
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let verify = |extra: &[&str]| {
+        let output = Command::new(common::BIN)
+            .env("AWS_ACCESS_KEY_ID", &access)
+            .env("AWS_SECRET_ACCESS_KEY", &secret)
+            .env("AWS_REGION", "us-east-1")
+            .args([
+                "--s3-bucket",
+                &bucket,
+                "--s3-endpoint",
+                &endpoint,
+                "--path-style",
+                "--prefix",
+                &prefix,
+                "--key-id",
+                "test-key-1",
+                "--public-key",
+                KEY_1_PUBLIC,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    };
+    let (code, stdout, stderr) = verify(&["--deep", "--expect-head", &tip]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains(&format!("tip: {tip}")), "{stdout}");
+    assert!(
+        stdout.contains(
+            "bucket: versioning Enabled, Object Lock enabled, default retention COMPLIANCE 1 Days"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("result: VERIFIED"), "{stdout}");
+    let (code, stdout, _) = verify(&["--json"]);
+    assert_eq!(code, Some(0));
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["report"]["bucket"]["versioning"], "Enabled");
+    assert_eq!(value["report"]["bucket"]["object_lock"], true);
+    assert_eq!(value["report"]["bucket"]["default_mode"], "COMPLIANCE");
+    // A plain DeleteObject of the newest seal (allowed under COMPLIANCE)
+    // leaves a delete marker: tampering, named in the report.
+    let store = krabka_object_store::build_object_store(
+        &krabka_object_store::ObjectStoreConfig::S3(config.clone()),
+    )
+    .unwrap();
+    let listed: Vec<String> = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            use futures_util::TryStreamExt;
+            let seals: Vec<String> = store
+                .list(Some(&object_store::path::Path::from(prefix.as_str())))
+                .map_ok(|m| m.location.to_string())
+                .try_filter(|k| std::future::ready(k.ends_with("00000000000000000001.seal")))
+                .try_collect()
+                .await
+                .unwrap();
+            for seal in &seals {
+                object_store::ObjectStoreExt::delete(
+                    &*store,
+                    &object_store::path::Path::from(seal.as_str()),
+                )
+                .await
+                .unwrap();
+            }
+            seals
+        });
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    for extra in [&[][..], &["--deep"][..]] {
+        let (code, stdout, stderr) = verify(extra);
+        assert_eq!(code, Some(1), "{stdout}{stderr}");
+        assert!(stdout.contains("Tampering: DeleteMarker"), "{stdout}");
+        assert!(stdout.contains(&listed[0]), "{stdout}");
+    }
 }
