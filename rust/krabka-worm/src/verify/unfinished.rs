@@ -96,7 +96,12 @@ mod tests {
             head: h0,
         };
         let mut findings = Vec::new();
-        report_unmanifested(vec![seal(1)], &chain, std::slice::from_ref(&route), &mut findings);
+        report_unmanifested(
+            vec![seal(1)],
+            &chain,
+            std::slice::from_ref(&route),
+            &mut findings,
+        );
         assert!(matches!(
             findings[..],
             [VerifyBreak::ManifestMissing { .. }]
