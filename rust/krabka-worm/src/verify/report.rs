@@ -115,8 +115,9 @@ pub enum VerifyBreak {
         /// Why.
         detail: String,
     },
-    /// A seal whose bytes differ from the manifest beside the segment, or
-    /// whose key names another chain position than its body.
+    /// A seal whose bytes differ from the manifest beside the segment (a
+    /// seal whose key names another position than its body is a
+    /// [`VerifyBreak::ForeignObject`]).
     SealMismatch {
         /// The seal's key.
         key: String,
