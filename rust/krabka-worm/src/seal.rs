@@ -5,8 +5,8 @@
 
 use {
     crate::{
-        ChainHead, EpochId, MAX_MANIFEST_BYTES, ManifestSeq, TrustedManifestKeys, VerifiedManifest,
-        WormError, verify_manifest_bytes,
+        ChainHead, EpochId, MAX_MANIFEST_BYTES, ManifestSeq, TrustedManifestKeys,
+        VerifiedManifest, WormError, verify_manifest_bytes,
     },
     krabka_kafka::RemoteLogSegmentMetadata,
     sha2::{Digest, Sha256},
