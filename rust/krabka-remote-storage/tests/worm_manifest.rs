@@ -6,11 +6,11 @@ mod vectors;
 
 use {
     krabka_remote_storage::{
-        ChainHead, ChainStamp, ChainWalk, EpochId, ForeignSeal, HexBytes, MANIFEST_DOMAIN, MAX_MANIFEST_BYTES,
-        ManifestBody, ManifestSeq, ManifestSignature, ObjectEntry, SegmentIdentity,
-        SegmentManifest, Sha256Digest, TrustedManifestKeys, WormError, canonical_manifest_bytes,
-        check_seal_size, detour_epoch, judge_seal, manifest_head, verify_manifest_bytes,
-        verify_manifest_signature,
+        ChainHead, ChainStamp, ChainWalk, EpochId, ForeignSeal, HexBytes, MANIFEST_DOMAIN,
+        MAX_MANIFEST_BYTES, ManifestBody, ManifestSeq, ManifestSignature, ObjectEntry,
+        SegmentIdentity, SegmentManifest, Sha256Digest, TrustedManifestKeys, WormError,
+        canonical_manifest_bytes, check_seal_size, detour_epoch, judge_seal, manifest_head,
+        verify_manifest_bytes, verify_manifest_signature,
     },
     proptest::prelude::*,
     std::collections::BTreeMap,
@@ -309,7 +309,12 @@ fn a_seal_is_a_trusted_manifest_at_its_own_position() {
         elsewhere.unwrap_err(),
         ForeignSeal::Misplaced { epoch_id, seq } if (epoch_id, seq) == (chain.epoch_id, chain.seq)
     ));
-    let stranger = judge_seal(&bytes, chain.epoch_id, chain.seq, &TrustedManifestKeys::new());
+    let stranger = judge_seal(
+        &bytes,
+        chain.epoch_id,
+        chain.seq,
+        &TrustedManifestKeys::new(),
+    );
     assert!(matches!(
         stranger.unwrap_err(),
         ForeignSeal::NotTrusted(WormError::UntrustedKey { .. })
@@ -346,7 +351,10 @@ fn a_detour_epoch_is_the_same_for_every_writer_and_differs_by_position() {
     assert_eq!(detour, detour_epoch(epoch, ManifestSeq(1), head));
     assert_ne!(detour, epoch);
     assert_ne!(detour, detour_epoch(epoch, ManifestSeq(2), head));
-    assert_ne!(detour, detour_epoch(epoch, ManifestSeq(1), ChainHead::GENESIS));
+    assert_ne!(
+        detour,
+        detour_epoch(epoch, ManifestSeq(1), ChainHead::GENESIS)
+    );
     assert_ne!(detour, detour_epoch(detour, ManifestSeq(1), head));
     assert_eq!(detour.0.get_version_num(), 8);
 }

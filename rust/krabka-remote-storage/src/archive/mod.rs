@@ -5,6 +5,7 @@
 
 mod archiver;
 mod config;
+mod tip;
 
 use {
     crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
@@ -21,8 +22,9 @@ use {
     std::sync::Arc,
 };
 pub use {
-    archiver::{SealedManifest, WormArchiver, derive_tip},
+    archiver::{SealedManifest, WormArchiver},
     config::WormConfig,
+    tip::{DerivedTip, ForeignObject, TipSeal, derive_tip},
 };
 
 /// A write-once archive tier: every copy is create-only and sealed onto a
