@@ -86,6 +86,10 @@ pub enum ConfigKey {
     WormKeyId,
     /// `worm.write.only`.
     WormWriteOnly,
+    /// `worm.trusted.keys`.
+    WormTrustedKeys,
+    /// `worm.allow.plain.on.archive`.
+    WormAllowPlainOnArchive,
     /// `native.library.path`.
     NativeLibraryPath,
 }
@@ -286,7 +290,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 28] = [
+    pub const ALL: [Self; 30] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -314,6 +318,8 @@ impl ConfigKey {
         Self::WormSigningKeyPath,
         Self::WormKeyId,
         Self::WormWriteOnly,
+        Self::WormTrustedKeys,
+        Self::WormAllowPlainOnArchive,
         Self::NativeLibraryPath,
     ];
 
@@ -366,7 +372,9 @@ impl ConfigKey {
             Self::WormEnabled
             | Self::WormSigningKeyPath
             | Self::WormKeyId
-            | Self::WormWriteOnly => self.worm_row(),
+            | Self::WormWriteOnly
+            | Self::WormTrustedKeys
+            | Self::WormAllowPlainOnArchive => self.worm_row(),
         }
     }
 
@@ -563,6 +571,21 @@ impl ConfigKey {
                 "Refuse every fetch: the archive is a sink that only auditors read, and consumers \
                  cannot read tiered data through this broker.",
             ),
+            Self::WormTrustedKeys => text(
+                Low,
+                "Other brokers' manifest keys whose seals continue the same chains, as \
+                 comma-separated key-id=public-key pairs (the public key as 64 hex characters, \
+                 as krabka-worm-verify takes it); for clusters whose brokers sign with different \
+                 keys. The broker's own key is always trusted. A seal signed by any other key is \
+                 a foreign object: the chain routes around it and the verifier reports it.",
+            ),
+            Self::WormAllowPlainOnArchive => boolean(
+                Low,
+                "With worm.enabled false, start the plain tier even on a bucket (and prefix) that \
+                 holds a write-once archive. Without it such a start-up is refused, so that \
+                 switching the archive mode off by mistake cannot start writing beside an archive \
+                 as if it were a plain tier.",
+            ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
         }
@@ -599,6 +622,8 @@ impl ConfigKey {
             Self::WormSigningKeyPath => "worm.signing.key.path",
             Self::WormKeyId => "worm.key.id",
             Self::WormWriteOnly => "worm.write.only",
+            Self::WormTrustedKeys => "worm.trusted.keys",
+            Self::WormAllowPlainOnArchive => "worm.allow.plain.on.archive",
             Self::NativeLibraryPath => "native.library.path",
         }
     }

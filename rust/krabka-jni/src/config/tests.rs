@@ -4,8 +4,8 @@ use {
         Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
         GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
         NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
-        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, WormEnabled, WormKeyId,
-        WormSigningKeyPath, WormWriteOnly,
+        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, WormAllowPlainOnArchive, WormEnabled,
+        WormKeyId, WormSigningKeyPath, WormTrustedKeys, WormWriteOnly,
     },
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
@@ -33,7 +33,10 @@ fn with(
 const S3: [(ConfigKey, &str); 3] = [(Backend, "s3"), (S3Bucket, "archive"), (S3Region, "r")];
 
 fn s3(config: BackendConfig) -> S3Config {
-    let BackendConfig::ObjectStore { store, worm: None } = config else {
+    let BackendConfig::ObjectStore {
+        store, worm: None, ..
+    } = config
+    else {
         panic!("expected an object store config without WORM, got {config:?}");
     };
     let ObjectStoreConfig::S3(s3) = *store else {
@@ -290,7 +293,10 @@ fn gcs_keys_fill_the_gcs_config() {
         (GcsServiceAccountPath, "/etc/sa.json"),
     ]))
     .unwrap();
-    let BackendConfig::ObjectStore { store, worm: None } = config else {
+    let BackendConfig::ObjectStore {
+        store, worm: None, ..
+    } = config
+    else {
         panic!("expected a GCS config without WORM, got {config:?}");
     };
     let ObjectStoreConfig::Gcs(gcs) = *store else {
@@ -396,6 +402,68 @@ fn worm_keys_fill_the_worm_config() {
         panic!("expected a GCS config with WORM");
     };
     assert!(!worm.write_only);
+}
+
+#[test]
+fn trusted_keys_are_key_id_and_hex_public_key_pairs() {
+    let worm_with = |pairs: &str| {
+        parse_backend(&with(
+            &S3,
+            &[
+                (WormEnabled, "true"),
+                (WormSigningKeyPath, "/k.pem"),
+                (WormKeyId, "k1"),
+                (WormTrustedKeys, pairs),
+            ],
+        ))
+    };
+    let hex_a = "11".repeat(32);
+    let hex_b = "aB".repeat(32);
+    let BackendConfig::ObjectStore {
+        worm: Some(worm), ..
+    } = worm_with(&format!(" broker-2={hex_a} , broker-3 = {hex_b},")).unwrap()
+    else {
+        panic!("expected WORM");
+    };
+    assert_eq!(
+        worm,
+        WormConfig::new("/k.pem", "k1")
+            .with_trusted_key("broker-2", [0x11; 32])
+            .with_trusted_key("broker-3", [0xab; 32])
+    );
+    for bad in [
+        "broker-2".to_owned(),
+        format!("={hex_a}"),
+        format!("broker-2={}", &hex_a[2..]),
+        format!("broker-2={}zz", &hex_a[2..]),
+        format!("broker-2={}é", &hex_a[3..]),
+    ] {
+        let err = worm_with(&bad).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::Refused {
+                    key: WormTrustedKeys,
+                    ..
+                }
+            ),
+            "{bad}: {err:?}"
+        );
+    }
+}
+
+#[test]
+fn the_plain_tier_on_an_archive_is_an_explicit_choice() {
+    let allowed = |entries: &[(ConfigKey, &str)]| match parse_backend(&with(&S3, entries)).unwrap()
+    {
+        BackendConfig::ObjectStore {
+            allow_plain_on_archive,
+            ..
+        } => allow_plain_on_archive,
+        other => panic!("not an object store: {other:?}"),
+    };
+    assert!(!allowed(&[]));
+    assert!(allowed(&[(WormAllowPlainOnArchive, "true")]));
 }
 
 #[test]

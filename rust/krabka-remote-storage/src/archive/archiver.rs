@@ -159,6 +159,9 @@ impl WormArchiver {
             let Some(public_key) = others.public_key(key_id) else {
                 continue;
             };
+            if self.trusted.public_key(key_id) == Some(public_key) {
+                continue;
+            }
             self.trusted
                 .insert(key_id, &public_key)
                 .map_err(|err| RemoteStorageError::Config {

@@ -9,12 +9,13 @@ mod tip;
 
 use {
     crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
+    futures_util::TryStreamExt,
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
     },
     krabka_object_store::{
-        prove_write_once,
+        CREATE_ONLY_PROBE_DIR, prove_write_once,
         store::{StoreHandle, errors::to_store_error},
     },
     krabka_worm::{MANIFEST_SUFFIX, ManifestSigner},
@@ -83,9 +84,39 @@ impl WormRemoteStorage {
             Arc::clone(store.store()),
             store.prefix().map(str::to_owned),
         );
+        let trusted = config.trusted()?;
         let evidence = store.runtime().block_on(prove).map_err(spi_error)?;
         tracing::info!(%evidence, key_id = signer.key_id(), write_only = config.write_only, "WORM archive tier on");
-        Ok(Self::unchecked(store, signer, config.write_only, evidence))
+        let archiver = Self::archiver_on(&store, signer).with_trusted_keys(&trusted)?;
+        Ok(Self::with_archiver(
+            store,
+            archiver,
+            config.write_only,
+            evidence,
+        ))
+    }
+
+    /// Whether the bucket under `store`'s prefix holds a write-once archive:
+    /// an archive tier opened there once (it leaves its create-only probe
+    /// objects, which nothing may delete). The plain tier refuses such a
+    /// bucket unless told otherwise, so that turning `worm.enabled` off
+    /// cannot silently start overwriting and deleting beside an archive.
+    ///
+    /// # Errors
+    /// The store's error when the prefix cannot be listed.
+    pub fn holds_archive(store: &StoreHandle) -> Result<bool> {
+        let probe_dir = store.key(CREATE_ONLY_PROBE_DIR).map_err(spi_error)?;
+        let resource = format!("listing of {probe_dir}/");
+        let objects = Arc::clone(store.store());
+        let first = async move {
+            objects
+                .list(Some(&probe_dir))
+                .try_next()
+                .await
+                .map_err(|err| to_store_error(err, "read of", &resource))
+        };
+        let first = store.runtime().block_on(first).map_err(spi_error)?;
+        Ok(first.is_some())
     }
 
     /// The archive without the bucket proof: for tests over in-memory
@@ -97,12 +128,26 @@ impl WormRemoteStorage {
         write_only: bool,
         evidence: String,
     ) -> Self {
-        let archiver = WormArchiver::new(
+        let archiver = Self::archiver_on(&store, signer);
+        Self::with_archiver(store, archiver, write_only, evidence)
+    }
+
+    /// An archiver writing through `store`, signed by `signer`.
+    fn archiver_on(store: &StoreHandle, signer: ManifestSigner) -> WormArchiver {
+        WormArchiver::new(
             Arc::clone(store.store()),
             store.prefix().map(str::to_owned),
             signer,
         )
-        .with_tuning(store.tuning());
+        .with_tuning(store.tuning())
+    }
+
+    fn with_archiver(
+        store: StoreHandle,
+        archiver: WormArchiver,
+        write_only: bool,
+        evidence: String,
+    ) -> Self {
         Self {
             store,
             archiver: Arc::new(archiver),

@@ -92,6 +92,12 @@ impl S3RemoteStorage {
         Self { store }
     }
 
+    /// The store handle this tier writes through.
+    #[must_use]
+    pub fn store_handle(&self) -> &StoreHandle {
+        &self.store
+    }
+
     /// The store handle this tier writes through (to build another tier,
     /// such as the write-once archive, on the same bucket).
     #[must_use]

@@ -102,6 +102,12 @@ public final class ConfigKeys {
     /** {@code worm.write.only}. */
     public static final String WORM_WRITE_ONLY_CONFIG = "worm.write.only";
 
+    /** {@code worm.trusted.keys}. */
+    public static final String WORM_TRUSTED_KEYS_CONFIG = "worm.trusted.keys";
+
+    /** {@code worm.allow.plain.on.archive}. */
+    public static final String WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG = "worm.allow.plain.on.archive";
+
     /** {@code native.library.path}. */
     public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
 
@@ -136,7 +142,9 @@ public final class ConfigKeys {
             WORM_ENABLED_CONFIG,
             WORM_SIGNING_KEY_PATH_CONFIG,
             WORM_KEY_ID_CONFIG,
-            WORM_WRITE_ONLY_CONFIG);
+            WORM_WRITE_ONLY_CONFIG,
+            WORM_TRUSTED_KEYS_CONFIG,
+            WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG);
 
     private ConfigKeys() {
     }
@@ -230,6 +238,18 @@ public final class ConfigKeys {
         def.define(WORM_WRITE_ONLY_CONFIG, Type.BOOLEAN, false, Importance.LOW,
                 "Refuse every fetch: the archive is a sink that only auditors read, "
                         + "and consumers cannot read tiered data through this broker.");
+        def.define(WORM_TRUSTED_KEYS_CONFIG, Type.STRING, null, Importance.LOW,
+                "Other brokers' manifest keys whose seals continue the same chains, "
+                        + "as comma-separated key-id=public-key pairs (the public key as 64 hex "
+                        + "characters, as krabka-worm-verify takes it); for clusters whose "
+                        + "brokers sign with different keys. The broker's own key is always "
+                        + "trusted. A seal signed by any other key is a foreign object: the "
+                        + "chain routes around it and the verifier reports it.");
+        def.define(WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "With worm.enabled false, start the plain tier even on a bucket (and "
+                        + "prefix) that holds a write-once archive. Without it such a start-up "
+                        + "is refused, so that switching the archive mode off by mistake cannot "
+                        + "start writing beside an archive as if it were a plain tier.");
         def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Absolute path of a libkrabka_jni.so to load instead of the one "
                         + "bundled in the jar (for platforms other than linux/x86_64, or a "
