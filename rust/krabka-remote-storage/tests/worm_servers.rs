@@ -186,6 +186,20 @@ fn seaweedfs_lock_bucket_archives_pins_versions_and_refuses_deletes() {
     runtime
         .block_on(store.put(&Path::from(log_key.as_str()), vec![0u8; log_len].into()))
         .unwrap();
+    // Fetches read the version the manifest pins, never the one on top:
+    // through the tier that wrote it and through a fresh one.
+    for reader in [&tier, &worm_tier(&server, &prefix, false)] {
+        let mut again = Vec::new();
+        reader
+            .fetch_log_segment(&metadata, 1000, None)
+            .unwrap()
+            .read_to_end(&mut again)
+            .unwrap();
+        assert!(
+            again == servers::pattern_at(1000, log_len - 1000),
+            "the fetch served the overwrite"
+        );
+    }
     let report = runtime
         .block_on(verify_archive(&*store, &request(VerifyDepth::Shallow)))
         .unwrap();

@@ -4,22 +4,24 @@
 //! The whole contract is on [`WormRemoteStorage`].
 
 mod archiver;
+mod committed;
 mod config;
 mod tip;
 
 use {
     crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
+    committed::{Committed, CommittedSegments},
     futures_util::TryStreamExt,
     krabka_kafka::{
-        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
-        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
+        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LOG_FILE_SUFFIX,
+        LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
+        SegmentReader,
     },
     krabka_object_store::{
         CREATE_ONLY_PROBE_DIR, prove_write_once,
-        store::{StoreHandle, errors::to_store_error},
+        store::{StoreHandle, errors::to_store_error, fetch::ObjectAt},
     },
-    krabka_worm::{MANIFEST_SUFFIX, ManifestSigner},
-    object_store::ObjectStoreExt,
+    krabka_worm::ManifestSigner,
     std::sync::Arc,
 };
 pub use {
@@ -62,6 +64,8 @@ pub use {
 pub struct WormRemoteStorage {
     store: StoreHandle,
     archiver: Arc<WormArchiver>,
+    /// Committed copies read by fetches.
+    committed: CommittedSegments,
     write_only: bool,
     /// What proved the bucket write-once at start-up.
     evidence: String,
@@ -151,6 +155,7 @@ impl WormRemoteStorage {
         Self {
             store,
             archiver: Arc::new(archiver),
+            committed: CommittedSegments::default(),
             write_only,
             evidence,
         }
@@ -180,35 +185,47 @@ impl WormRemoteStorage {
         self.store.store()
     }
 
-    /// The keys a fetch of the segment may read: refused in a write-only
-    /// archive (before any request), `NotFound` unless the segment's copy
-    /// committed.
+    /// The committed copy of the segment a fetch reads: refused in a
+    /// write-only archive (before any request), `NotFound` unless the
+    /// segment's copy committed.
     ///
     /// The manifest beside the segment is written last, after the seal that
     /// commits the copy. Without it, what lies under the segment's keys is
     /// left over from a copy that failed or was cancelled (and cannot be
     /// deleted): among it the empty create-only reservation of a multipart
-    /// log, which must not read as an empty segment. One HEAD per fetch.
-    fn committed_keys(&self, metadata: &RemoteLogSegmentMetadata) -> Result<SegmentKeys> {
-        let id = metadata.remote_log_segment_id();
+    /// log, which must not read as an empty segment. The manifest is read
+    /// once per segment (then cached) and names the version of each object
+    /// to read.
+    fn committed(&self, metadata: &RemoteLogSegmentMetadata) -> Result<Arc<Committed>> {
         if self.write_only {
             return Err(RemoteStorageError::Refused(format!(
-                "segment {id} is in a write-only archive: fetches are refused"
+                "segment {} is in a write-only archive: fetches are refused",
+                metadata.remote_log_segment_id()
             )));
         }
-        let keys = self.keys(metadata);
-        let manifest = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
-        let resource = format!("manifest of segment {id} (its copy never committed)");
-        let store = Arc::clone(self.store.store());
-        let head = async move {
-            store
-                .head(&manifest)
-                .await
-                .map(drop)
-                .map_err(|err| to_store_error(err, "read of", &resource))
-        };
-        self.store.runtime().block_on(head).map_err(spi_error)?;
-        Ok(keys)
+        self.committed.get(
+            &self.store,
+            &self.keys(metadata),
+            metadata,
+            self.archiver.trusted(),
+        )
+    }
+
+    /// The pinned object with `suffix` of the segment's committed copy.
+    fn pinned(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        suffix: &str,
+        what: &str,
+    ) -> Result<ObjectAt> {
+        self.committed(metadata)?
+            .object(suffix)
+            .ok_or_else(|| RemoteStorageError::NotFound {
+                resource: format!(
+                    "{what} of segment {} (its committed copy has none)",
+                    metadata.remote_log_segment_id()
+                ),
+            })
     }
 
     fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
@@ -241,7 +258,7 @@ impl RemoteStorageManager for WormRemoteStorage {
     ) -> Result<SegmentReader> {
         object_reads::log_range(
             &self.store,
-            &self.committed_keys(metadata)?,
+            self.pinned(metadata, LOG_FILE_SUFFIX, "log")?,
             metadata,
             start_position,
             end_position,
@@ -253,12 +270,8 @@ impl RemoteStorageManager for WormRemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
-        object_reads::index(
-            &self.store,
-            &self.committed_keys(metadata)?,
-            metadata,
-            index,
-        )
+        let object = self.pinned(metadata, index.suffix(), index.kafka_name())?;
+        object_reads::index(&self.store, object, metadata, index)
     }
 
     fn delete_log_segment_data(

@@ -216,9 +216,10 @@ impl RemoteStorageManager for S3RemoteStorage {
         start_position: u64,
         end_position: Option<u64>,
     ) -> Result<SegmentReader> {
+        let log = self.keys(metadata).log().map_err(spi_error)?;
         object_reads::log_range(
             &self.store,
-            &self.keys(metadata),
+            log.into(),
             metadata,
             start_position,
             end_position,
@@ -230,7 +231,8 @@ impl RemoteStorageManager for S3RemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
-        object_reads::index(&self.store, &self.keys(metadata), metadata, index)
+        let object = self.keys(metadata).index(index).map_err(spi_error)?;
+        object_reads::index(&self.store, object.into(), metadata, index)
     }
 
     fn delete_log_segment_data(
