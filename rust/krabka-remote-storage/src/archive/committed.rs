@@ -43,7 +43,14 @@ impl Committed {
 /// Committed copies by segment id, first in first out.
 #[derive(Debug, Default)]
 pub(super) struct CommittedSegments {
-    cache: Mutex<(HashMap<Uuid, Arc<Committed>>, VecDeque<Uuid>)>,
+    cache: Mutex<Cache>,
+}
+
+/// The cached copies, and their ids in insertion order.
+#[derive(Debug, Default)]
+struct Cache {
+    by_id: HashMap<Uuid, Arc<Committed>>,
+    order: VecDeque<Uuid>,
 }
 
 impl CommittedSegments {
@@ -63,25 +70,25 @@ impl CommittedSegments {
         trusted: &TrustedManifestKeys,
     ) -> Result<Arc<Committed>> {
         let id = metadata.remote_log_segment_id().id;
-        if let Some(committed) = self.lock().0.get(&id) {
+        if let Some(committed) = self.lock().by_id.get(&id) {
             return Ok(Arc::clone(committed));
         }
         let key = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
         let bytes = read_manifest(store, key.clone(), metadata)?;
         let committed = Arc::new(decode(&bytes, &key, id, trusted)?);
         let mut cache = self.lock();
-        if cache.0.insert(id, Arc::clone(&committed)).is_none() {
-            cache.1.push_back(id);
-            while cache.1.len() > CAPACITY {
-                if let Some(oldest) = cache.1.pop_front() {
-                    cache.0.remove(&oldest);
+        if cache.by_id.insert(id, Arc::clone(&committed)).is_none() {
+            cache.order.push_back(id);
+            while cache.order.len() > CAPACITY {
+                if let Some(oldest) = cache.order.pop_front() {
+                    cache.by_id.remove(&oldest);
                 }
             }
         }
         Ok(committed)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, (HashMap<Uuid, Arc<Committed>>, VecDeque<Uuid>)> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
