@@ -167,8 +167,9 @@ impl S3RemoteStorage {
         SegmentKeys::new(self.store.prefix(), metadata)
     }
 
-    /// Best effort: deletes every object the segment can have, the log
-    /// first, after a failed copy.
+    /// Best effort, after a failed copy: deletes every object the segment
+    /// can have (the log and all five indexes) in one bulk delete; a
+    /// failure is logged, the copy's own error is what the caller reports.
     fn remove_segment_objects(&self, metadata: &RemoteLogSegmentMetadata) {
         let removed = self.keys(metadata).all().and_then(|keys| {
             let delete = delete_keys(Arc::clone(self.store.store()), keys, "a failed copy");
