@@ -213,6 +213,17 @@ impl fmt::Debug for GcsConfig {
 }
 
 impl GcsConfig {
+    /// The same configuration sending no credentials, for emulators that
+    /// check none: a placeholder service-account key with OAuth turned off
+    /// (`object_store` then signs nothing).
+    #[must_use]
+    pub fn without_auth(mut self) -> Self {
+        self.service_account_key = Some(Secret::new(
+            r#"{"private_key":"unused","private_key_id":"unused","client_email":"reader@example.com","disable_oauth":true}"#,
+        ));
+        self
+    }
+
     /// A configuration for `bucket` with every other field at its default.
     pub fn new(bucket: impl Into<String>) -> Self {
         Self {
