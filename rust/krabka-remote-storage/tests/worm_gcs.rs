@@ -126,7 +126,8 @@ fn gcs_buckets_without_a_locked_policy_are_refused_and_the_old_setup_cannot_exis
     assert_eq!(status, 200);
     refused_at_start_up(&server, &unlocked);
     // Versioning alone retains nothing.
-    let (versioned, status) = create_bucket(&server, r#"{"name":"NAME","versioning":{"enabled":true}}"#);
+    let (versioned, status) =
+        create_bucket(&server, r#"{"name":"NAME","versioning":{"enabled":true}}"#);
     assert_eq!(status, 200);
     refused_at_start_up(&server, &versioned);
     // Object Retention Lock alone: the archive's writes set no retention.
@@ -239,10 +240,7 @@ fn gcs_lock_bucket_archives_in_parts_pins_generations_and_keeps_the_first_copy()
         "{err:?}"
     );
     // The bucket refuses to replace or delete the archived log.
-    let replaced = runtime.block_on(store.put(
-        &Path::from(log.key.as_str()),
-        vec![0u8; 16].into(),
-    ));
+    let replaced = runtime.block_on(store.put(&Path::from(log.key.as_str()), vec![0u8; 16].into()));
     assert!(
         matches!(replaced, Err(object_store::Error::PermissionDenied { .. })),
         "{replaced:?}"
@@ -252,9 +250,7 @@ fn gcs_lock_bucket_archives_in_parts_pins_generations_and_keeps_the_first_copy()
     // The archive verifies deep.
     let mut request = VerifyRequest::new(Some(prefix.clone()), trusted());
     request.depth = VerifyDepth::Deep;
-    let report = runtime
-        .block_on(verify_archive(&*store, &request))
-        .unwrap();
+    let report = runtime.block_on(verify_archive(&*store, &request)).unwrap();
     assert_eq!(report.outcome(), VerifyOutcome::Verified, "{report:#?}");
 }
 
@@ -264,8 +260,8 @@ fn gcs_concurrent_uploads_in_parts_of_one_key_keep_exactly_one_object() {
         return;
     };
     let prefix = unique_prefix("gcsrace");
-    let handle = StoreHandle::from_config(&ObjectStoreConfig::Gcs(lock_config(&server, &prefix)))
-        .unwrap();
+    let handle =
+        StoreHandle::from_config(&ObjectStoreConfig::Gcs(lock_config(&server, &prefix))).unwrap();
     assert_eq!(
         handle.tuning().create_only_parts,
         CreateOnlyParts::RetentionGuarded

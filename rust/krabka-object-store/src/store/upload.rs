@@ -15,8 +15,8 @@ use {
     },
     bytes::Bytes,
     object_store::{
-        MultipartUpload, ObjectStore, ObjectStoreExt, PutMode, PutMultipartOptions, PutOptions, PutPayload,
-        PutResult, path::Path,
+        MultipartUpload, ObjectStore, ObjectStoreExt, PutMode, PutMultipartOptions, PutOptions,
+        PutPayload, PutResult, path::Path,
     },
     sha2::{Digest, Sha256},
     std::{fs::File, future::Future, io::Read, path::PathBuf, sync::Arc},
@@ -204,7 +204,10 @@ pub async fn create_only_put(
     }
 }
 
-fn already_exists(key: &Path, source: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+fn already_exists(
+    key: &Path,
+    source: impl std::error::Error + Send + Sync + 'static,
+) -> StoreError {
     StoreError::AlreadyExists {
         resource: key.to_string(),
         source: Some(Box::new(source)),
@@ -219,10 +222,7 @@ async fn refuse_existing(
     key: &Path,
     cancel: &CancellationToken,
 ) -> Result<()> {
-    let head = cancellable(cancel, key, async {
-        Ok(store.head(key).await)
-    })
-    .await?;
+    let head = cancellable(cancel, key, async { Ok(store.head(key).await) }).await?;
     match head {
         Ok(_) => Err(StoreError::AlreadyExists {
             resource: key.to_string(),
@@ -238,7 +238,10 @@ async fn refuse_existing(
 /// ([`StoreError::AlreadyExists`], `failed` as the cause). A cancelled
 /// write stays cancelled, and a failed HEAD leaves `failed` as it was.
 async fn existing_or(store: &dyn ObjectStore, key: &Path, failed: StoreError) -> StoreError {
-    if matches!(failed, StoreError::Cancelled(_) | StoreError::AlreadyExists { .. }) {
+    if matches!(
+        failed,
+        StoreError::Cancelled(_) | StoreError::AlreadyExists { .. }
+    ) {
         return failed;
     }
     match store.head(key).await {
