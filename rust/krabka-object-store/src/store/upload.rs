@@ -119,7 +119,7 @@ pub async fn upload(
     };
     if guard.is_some() && result.version.is_none() {
         return Err(StoreError::Refused(format!(
-            "the multipart upload of {key} came back without a version id or generation, so the archive cannot pin it (is the bucket versioned on S3?)"
+            "the multipart upload of {key} came back without a version id or generation, so a reader cannot pin it (is the bucket versioned on S3?)"
         )));
     }
     Ok(Uploaded {
