@@ -40,7 +40,9 @@ pub use {
 ///
 /// - **Start-up proves the bucket write-once** ([`WormRemoteStorage::open`]):
 ///   on S3, versioning `Enabled` and Object Lock with a COMPLIANCE default
-///   retention; on GCS, versioning and a locked retention policy; on both, a
+///   retention; on GCS, a locked retention policy (Bucket Lock) and no
+///   versioning, which Google does not allow beside one, and an overwrite of
+///   the probe object that the bucket refuses; on both, a
 ///   second create-only write of a fresh probe key must be refused. Anything
 ///   else is [`RemoteStorageError::Refused`], before any segment is written.
 /// - **Copies are create-only** and sealed onto the partition's signed hash
