@@ -10,9 +10,12 @@
 //!    no newer leader epoch has appeared, so a stale tip after a leadership
 //!    bounce uploads nothing;
 //! 2. every object is uploaded create-only and hashed in the same pass: a
-//!    single-PUT object with `PutMode::Create`; a multipart object first
-//!    reserves its key with an empty create-only write, then is uploaded as
-//!    a new version whose version id the manifest pins;
+//!    single-PUT object with `PutMode::Create`; a multipart object, on S3,
+//!    first reserves its key with an empty create-only write, then is
+//!    uploaded as a new version whose version id the manifest pins; on a GCS
+//!    Bucket Lock bucket (no versioning) it is uploaded in parts directly,
+//!    the bucket's retention refusing to replace an existing object, and its
+//!    generation is pinned (the store layer's `Tuning::create_only_parts`);
 //! 3. the **seal** — the signed manifest's bytes under
 //!    `<partition>/_chain/<epoch id>/<seq:020>.seal` — is written
 //!    create-only. It is the commit point and the fence: of two writers that
