@@ -7,6 +7,9 @@ use {
         ExportRange, ExportSummary, PartitionListing, TierError, ValueEncoding, export_partition,
         list_tier, record_json,
     },
+    krabka_worm::{
+        Severity, TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, verify_archive,
+    },
     object_store::ObjectStore,
     std::{
         error::Error,
@@ -76,6 +79,18 @@ enum Command {
         /// base64 otherwise.
         #[arg(long)]
         utf8: bool,
+        /// The tier is a write-once archive: authenticate each partition
+        /// first (the archive verifier's deep checks against the keys given)
+        /// and refuse to export one that fails them.
+        #[arg(long, requires = "key_ids")]
+        verify: bool,
+        /// A trusted key id (with `--verify`); repeat, each paired with the
+        /// `--public-key` at the same position.
+        #[arg(long = "key-id")]
+        key_ids: Vec<String>,
+        /// A trusted Ed25519 public key, 64 hex characters.
+        #[arg(long = "public-key")]
+        public_keys: Vec<String>,
     },
 }
 
@@ -193,8 +208,22 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                 to_timestamp,
                 uncommitted,
                 utf8,
+                verify,
+                key_ids,
+                public_keys,
                 ..
             } => {
+                let trusted = if verify {
+                    match trusted_keys(&key_ids, &public_keys) {
+                        Ok(trusted) => Some(trusted),
+                        Err(message) => {
+                            eprintln!("krabka-tier: {message}");
+                            return USAGE;
+                        }
+                    }
+                } else {
+                    None
+                };
                 let range = ExportRange {
                     from_offset,
                     to_offset,
@@ -211,7 +240,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                     .iter()
                     .filter(|p| p.topic == topic && partition.is_none_or(|n| p.partition == n))
                     .collect();
-                export(store, &selected, &range, encoding, &topic).await
+                let request = Export {
+                    range,
+                    encoding,
+                    trusted,
+                    prefix,
+                };
+                export(store, &selected, &request, &topic).await
             }
         }
     })
@@ -255,11 +290,67 @@ fn print_listing(listing: &[PartitionListing], json: bool) -> u8 {
     }
 }
 
+/// What `export` was asked for.
+struct Export {
+    range: ExportRange,
+    encoding: ValueEncoding,
+    /// With `--verify`: the keys partitions are authenticated against.
+    trusted: Option<TrustedManifestKeys>,
+    prefix: Option<String>,
+}
+
+/// The trusted key set of `--key-id`/`--public-key` pairs.
+fn trusted_keys(key_ids: &[String], public_keys: &[String]) -> Result<TrustedManifestKeys, String> {
+    if key_ids.len() != public_keys.len() {
+        return Err("give each --key-id with one --public-key, in the same order".to_owned());
+    }
+    let mut trusted = TrustedManifestKeys::new();
+    for (key_id, hex) in key_ids.iter().zip(public_keys) {
+        trusted
+            .insert_hex(key_id, hex)
+            .map_err(|err| err.to_string())?;
+    }
+    Ok(trusted)
+}
+
+/// Whether `partition` of the archive verifies deep against `trusted`;
+/// prints why not.
+async fn authentic(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    trusted: &TrustedManifestKeys,
+    prefix: Option<&str>,
+) -> Result<bool, u8> {
+    let mut request = VerifyRequest::new(prefix.map(str::to_owned), trusted.clone());
+    request.depth = VerifyDepth::Deep;
+    request.topic = Some(partition.topic.clone());
+    request.partition = Some(partition.partition);
+    let report = verify_archive(store, &request)
+        .await
+        .map_err(|err| fail(&err))?;
+    if report.outcome() == VerifyOutcome::Verified {
+        return Ok(true);
+    }
+    eprintln!(
+        "krabka-tier: {}-{}: refused: the archive does not verify ({:?}); nothing of it is exported",
+        partition.topic,
+        partition.partition,
+        report.outcome()
+    );
+    for finding in report
+        .all_findings()
+        .filter(|f| f.severity() > Severity::Notice)
+    {
+        let finding = serde_json::to_string(finding).unwrap_or_else(|err| err.to_string());
+        eprintln!("krabka-tier:   {finding}");
+    }
+    Ok(false)
+}
+
 async fn export(
     store: Arc<dyn ObjectStore>,
     selected: &[&PartitionListing],
-    range: &ExportRange,
-    encoding: ValueEncoding,
+    request: &Export,
     topic: &str,
 ) -> u8 {
     if selected.is_empty() {
@@ -268,12 +359,22 @@ async fn export(
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut code = OK;
     for partition in selected {
+        if let Some(trusted) = &request.trusted {
+            match authentic(&*store, partition, trusted, request.prefix.as_deref()).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    code = SKIPPED;
+                    continue;
+                }
+                Err(code) => return code,
+            }
+        }
         let mut sink = |record: &krabka_tier::ExportedRecord<'_>| {
-            serde_json::to_writer(&mut out, &record_json(record, encoding))
+            serde_json::to_writer(&mut out, &record_json(record, request.encoding))
                 .map_err(std::io::Error::other)?;
             out.write_all(b"\n")
         };
-        let summary = match export_partition(&*store, partition, range, &mut sink).await {
+        let summary = match export_partition(&*store, partition, &request.range, &mut sink).await {
             Ok(summary) => summary,
             Err(err) => return fail(&err),
         };
