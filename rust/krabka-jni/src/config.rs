@@ -25,6 +25,7 @@ mod settings;
 pub use error::ConfigError;
 use {
     keys::ConfigKey,
+    krabka_object_store::S3ServerSideEncryption,
     krabka_object_store::{ObjectStoreConfigError, S3Credentials, Secret},
     krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
     settings::Settings,
@@ -149,6 +150,24 @@ fn trusted_keys(pairs: &str) -> Result<Vec<(&str, [u8; 32])>, ConfigError> {
         .collect()
 }
 
+/// `s3.server.side.encryption` and `s3.sse.kms.key.id`; a key id without
+/// `aws:kms` is refused rather than ignored.
+fn server_side_encryption(settings: &Settings<'_>) -> Result<S3ServerSideEncryption, ConfigError> {
+    let key_id = settings.text(ConfigKey::S3SseKmsKeyId).map(str::to_owned);
+    match settings.text(ConfigKey::S3ServerSideEncryption) {
+        Some("aws:kms") => Ok(S3ServerSideEncryption::Kms { key_id }),
+        mode => match key_id {
+            Some(key) => Err(ConfigError::refused(
+                ConfigKey::S3SseKmsKeyId,
+                &key,
+                "unset unless s3.server.side.encryption is aws:kms",
+            )),
+            None if mode == Some("AES256") => Ok(S3ServerSideEncryption::S3Managed),
+            None => Ok(S3ServerSideEncryption::BucketDefault),
+        },
+    }
+}
+
 fn s3_config(settings: &Settings<'_>) -> Result<S3Config, ConfigError> {
     let mut config = S3Config::new(
         settings.required(ConfigKey::S3Bucket, "s3")?,
@@ -158,6 +177,8 @@ fn s3_config(settings: &Settings<'_>) -> Result<S3Config, ConfigError> {
     config.endpoint = settings.text(ConfigKey::S3Endpoint).map(str::to_owned);
     config.path_style = settings.flag(ConfigKey::S3PathStyle);
     config.allow_http = settings.flag(ConfigKey::S3AllowHttp);
+    config.storage_class = settings.text(ConfigKey::S3StorageClass).map(str::to_owned);
+    config.server_side_encryption = server_side_encryption(settings)?;
     config.credentials = match (
         settings.text(ConfigKey::S3AccessKeyId),
         settings.text(ConfigKey::S3SecretAccessKey),

@@ -54,6 +54,12 @@ pub enum ConfigKey {
     S3SecretAccessKey,
     /// `s3.session.token`.
     S3SessionToken,
+    /// `s3.storage.class`.
+    S3StorageClass,
+    /// `s3.server.side.encryption`.
+    S3ServerSideEncryption,
+    /// `s3.sse.kms.key.id`.
+    S3SseKmsKeyId,
     /// `gcs.bucket`.
     GcsBucket,
     /// `gcs.endpoint`.
@@ -290,7 +296,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 30] = [
+    pub const ALL: [Self; 33] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -302,6 +308,9 @@ impl ConfigKey {
         Self::S3AccessKeyId,
         Self::S3SecretAccessKey,
         Self::S3SessionToken,
+        Self::S3StorageClass,
+        Self::S3ServerSideEncryption,
+        Self::S3SseKmsKeyId,
         Self::GcsBucket,
         Self::GcsEndpoint,
         Self::GcsAllowHttp,
@@ -356,7 +365,10 @@ impl ConfigKey {
             | Self::S3AllowHttp
             | Self::S3AccessKeyId
             | Self::S3SecretAccessKey
-            | Self::S3SessionToken => self.s3_row(),
+            | Self::S3SessionToken
+            | Self::S3StorageClass
+            | Self::S3ServerSideEncryption
+            | Self::S3SseKmsKeyId => self.s3_row(),
             Self::GcsBucket
             | Self::GcsEndpoint
             | Self::GcsAllowHttp
@@ -440,6 +452,35 @@ impl ConfigKey {
                 Kind::Secret,
                 Medium,
                 "Secret access key for s3.access.key.id.",
+            ),
+            Self::S3StorageClass => (
+                Kind::Text {
+                    default: None,
+                    rule: TextRule::Token {
+                        min_len: 1,
+                        max_len: 64,
+                        punctuation: "_",
+                    },
+                },
+                Low,
+                "Storage class of every object written (x-amz-storage-class: STANDARD_IA, \
+                 INTELLIGENT_TIERING, GLACIER_IR, ...); unset leaves the bucket's default. A class \
+                 whose reads need a restore (GLACIER, DEEP_ARCHIVE) makes tiered data unreadable by \
+                 consumers.",
+            ),
+            Self::S3ServerSideEncryption => (
+                Kind::Text {
+                    default: Some("none"),
+                    rule: TextRule::OneOf(&["none", "AES256", "aws:kms"]),
+                },
+                Low,
+                "Server-side encryption requested on every object written: none (the bucket's \
+                 default encryption applies), AES256 (SSE-S3) or aws:kms (SSE-KMS, with \
+                 s3.sse.kms.key.id or the account's AWS managed key).",
+            ),
+            Self::S3SseKmsKeyId => text(
+                Low,
+                "KMS key id or ARN for s3.server.side.encryption=aws:kms.",
             ),
             Self::S3SessionToken => (
                 Kind::Secret,
@@ -606,6 +647,9 @@ impl ConfigKey {
             Self::S3AccessKeyId => "s3.access.key.id",
             Self::S3SecretAccessKey => "s3.secret.access.key",
             Self::S3SessionToken => "s3.session.token",
+            Self::S3StorageClass => "s3.storage.class",
+            Self::S3ServerSideEncryption => "s3.server.side.encryption",
+            Self::S3SseKmsKeyId => "s3.sse.kms.key.id",
             Self::GcsBucket => "gcs.bucket",
             Self::GcsEndpoint => "gcs.endpoint",
             Self::GcsAllowHttp => "gcs.allow.http",

@@ -4,8 +4,9 @@ use {
         Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
         GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
         NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
-        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, WormAllowPlainOnArchive, WormEnabled,
-        WormKeyId, WormSigningKeyPath, WormTrustedKeys, WormWriteOnly,
+        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, S3SseKmsKeyId, S3StorageClass,
+        WormAllowPlainOnArchive, WormEnabled, WormKeyId, WormSigningKeyPath, WormTrustedKeys,
+        WormWriteOnly,
     },
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
@@ -534,4 +535,54 @@ fn worm_keys_are_ignored_while_the_mode_is_off() {
             ..
         })
     ));
+}
+
+#[test]
+fn s3_storage_class_and_encryption_reach_the_s3_config() {
+    let s3 = |entries: &[(ConfigKey, &str)]| match parse_backend(&with(&S3, entries)) {
+        Ok(BackendConfig::ObjectStore { store, .. }) => match *store {
+            ObjectStoreConfig::S3(s3) => Ok(s3),
+            other => panic!("not S3: {other:?}"),
+        },
+        Ok(other) => panic!("not an object store: {other:?}"),
+        Err(err) => Err(err),
+    };
+    let plain = s3(&[]).unwrap();
+    assert_eq!(plain.storage_class, None);
+    assert_eq!(
+        plain.server_side_encryption,
+        krabka_object_store::S3ServerSideEncryption::BucketDefault
+    );
+    let configured = s3(&[
+        (S3StorageClass, "STANDARD_IA"),
+        (ConfigKey::S3ServerSideEncryption, "aws:kms"),
+        (S3SseKmsKeyId, "alias/tiered"),
+    ])
+    .unwrap();
+    assert_eq!(configured.storage_class.as_deref(), Some("STANDARD_IA"));
+    assert_eq!(
+        configured.server_side_encryption,
+        krabka_object_store::S3ServerSideEncryption::Kms {
+            key_id: Some("alias/tiered".to_owned())
+        }
+    );
+    assert_eq!(
+        s3(&[(ConfigKey::S3ServerSideEncryption, "AES256")])
+            .unwrap()
+            .server_side_encryption,
+        krabka_object_store::S3ServerSideEncryption::S3Managed
+    );
+    assert!(s3(&[(ConfigKey::S3ServerSideEncryption, "aes256")]).is_err());
+    let err = s3(&[(S3SseKmsKeyId, "alias/tiered")]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConfigError::Refused {
+                key: S3SseKmsKeyId,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(s3(&[(S3StorageClass, "standard ia")]).is_err());
 }

@@ -53,6 +53,15 @@ public final class ConfigKeys {
     /** {@code s3.session.token}. */
     public static final String S3_SESSION_TOKEN_CONFIG = "s3.session.token";
 
+    /** {@code s3.storage.class}. */
+    public static final String S3_STORAGE_CLASS_CONFIG = "s3.storage.class";
+
+    /** {@code s3.server.side.encryption}. */
+    public static final String S3_SERVER_SIDE_ENCRYPTION_CONFIG = "s3.server.side.encryption";
+
+    /** {@code s3.sse.kms.key.id}. */
+    public static final String S3_SSE_KMS_KEY_ID_CONFIG = "s3.sse.kms.key.id";
+
     /** {@code gcs.bucket}. */
     public static final String GCS_BUCKET_CONFIG = "gcs.bucket";
 
@@ -127,6 +136,9 @@ public final class ConfigKeys {
             S3_ACCESS_KEY_ID_CONFIG,
             S3_SECRET_ACCESS_KEY_CONFIG,
             S3_SESSION_TOKEN_CONFIG,
+            S3_STORAGE_CLASS_CONFIG,
+            S3_SERVER_SIDE_ENCRYPTION_CONFIG,
+            S3_SSE_KMS_KEY_ID_CONFIG,
             GCS_BUCKET_CONFIG,
             GCS_ENDPOINT_CONFIG,
             GCS_ALLOW_HTTP_CONFIG,
@@ -184,6 +196,19 @@ public final class ConfigKeys {
                 "Secret access key for s3.access.key.id.");
         def.define(S3_SESSION_TOKEN_CONFIG, Type.PASSWORD, null, Importance.LOW,
                 "Session token for temporary static credentials.");
+        def.define(S3_STORAGE_CLASS_CONFIG, Type.STRING, null,
+                new ConfigChecks.TokenValidator(1, 64, "_"), Importance.LOW,
+                "Storage class of every object written (x-amz-storage-class: "
+                        + "STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR, ...); unset leaves the "
+                        + "bucket's default. A class whose reads need a restore (GLACIER, "
+                        + "DEEP_ARCHIVE) makes tiered data unreadable by consumers.");
+        def.define(S3_SERVER_SIDE_ENCRYPTION_CONFIG, Type.STRING, "none",
+                ValidString.in("none", "AES256", "aws:kms"), Importance.LOW,
+                "Server-side encryption requested on every object written: none (the "
+                        + "bucket's default encryption applies), AES256 (SSE-S3) or aws:kms "
+                        + "(SSE-KMS, with s3.sse.kms.key.id or the account's AWS managed key).");
+        def.define(S3_SSE_KMS_KEY_ID_CONFIG, Type.STRING, null, Importance.LOW,
+                "KMS key id or ARN for s3.server.side.encryption=aws:kms.");
         def.define(GCS_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
                 "GCS bucket; required when backend is gcs.");
         def.define(GCS_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
