@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The write-once archive mode against real servers: SeaweedFS with an Object Lock bucket
 # (COMPLIANCE, 1 day), a versioned bucket without Object Lock (for the tamper cases that delete
-# versions) and its plain bucket, s3s-fs (refused), and the in-repo GCS server with a
-# versioned bucket under a locked retention policy. Reuses scripts/lib/object-store-servers.sh.
+# versions) and its plain bucket, s3s-fs (refused), and the in-repo GCS server (which
+# enforces Google's Bucket Lock rules) with a bucket under a locked retention policy and without
+# versioning, as Google allows. Reuses scripts/lib/object-store-servers.sh.
 # Every S3 request goes through the aws-rules front (tests/aws-rules/front.py), which refuses what
 # Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket without a
 # checksum header, ...); KRABKA_S3_ENDPOINT names the front.
@@ -39,13 +40,14 @@ AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest AWS_DEFAULT_REGION=us-
   --bucket "$VERSIONED_BUCKET" --versioning-configuration Status=Enabled
 export KRABKA_S3_VERSIONED_BUCKET=$VERSIONED_BUCKET
 
-echo "--- Locked retention bucket on the GCS test server"
+echo "--- Bucket Lock bucket on the GCS test server: locked retention policy, no versioning"
 curl -sf -o /dev/null -X POST -H 'content-type: application/json' "$KRABKA_GCS_ENDPOINT/storage/v1/b?project=test" \
-  -d '{"name":"worm","versioning":{"enabled":true},"retentionPolicy":{"retentionPeriod":"86400"}}'
+  -d '{"name":"worm","retentionPolicy":{"retentionPeriod":"86400"}}'
 curl -sf -o /dev/null -X POST "$KRABKA_GCS_ENDPOINT/storage/v1/b/worm/lockRetentionPolicy?ifMetagenerationMatch=1"
 export KRABKA_GCS_WORM_BUCKET=worm
 
 echo "--- Rust WORM tests against the servers"
 cargo test -p krabka-remote-storage --locked --test worm_servers -- --nocapture "$@"
 cargo test -p krabka-remote-storage --locked --test worm_tamper_servers -- "$@"
+cargo test -p krabka-remote-storage --locked --test worm_gcs -- --nocapture "$@"
 cargo test -p krabka-worm-verify --locked --test cli_servers -- "$@"

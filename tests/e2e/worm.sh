@@ -9,13 +9,17 @@
 # 0. On a bucket without Object Lock, a broker with rsm.config.worm.enabled=true refuses to start.
 # 1. A broker with rsm.config.worm.enabled=true tiers two topics (plain, zstd); consumers read every
 #    record back from the archive.
-# 2. Retention (retention.ms=1 s) on one topic and deletion of the other: Kafka expires the segments,
-#    the plugin refuses the deletes with exactly one WARN per segment and no stack trace, and every
-#    segment file stays in the bucket. A third topic (transactions) is tiered afterwards: copying goes on.
-# 3. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report and
+# 2. Retention (retention.ms=1 s) on one topic, deletion of another, and tiering turned off with deletion
+#    (KIP-950) on a third: Kafka drops the segments, the plugin retains them with exactly one WARN per
+#    partition and one INFO line per further segment, no stack trace, and every segment file stays in the
+#    bucket. A fourth topic (transactions) is tiered afterwards: copying goes on.
+# 3. Ordinary failures never read as tampering: the front fails every manifest write of a topic for a
+#    while (the broker's retries finish the commit), then holds one manifest write while the broker is
+#    killed with kill -9 between seal and manifest (the restarted broker finishes it).
+# 4. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report and
 #    tips; --expect-head with a recorded tip passes.
-# 4. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both.
-# 5. The server refuses to delete any archived object version.
+# 5. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both.
+# 6. The server refuses to delete any archived object version.
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
 name="$1"
@@ -95,39 +99,99 @@ segments_in_tier() {
   e2e_client tier-count --bootstrap "$bootstrap" --topics "$1:plain" "${tier[@]}" | awk 'NR == 1 { print $1 }'
 }
 
-# The refused-delete WARN lines of TOPIC in the broker log.
-refusals_of() {
-  grep -E '^\[[^]]*\] WARN .*WORM archive retains segment' "$log" | grep -F "$1-0" || true
+# The retained-delete lines of TOPIC's partition 0 in the broker log: the partition's WARN, and the INFO
+# line of each further segment.
+retained_warns_of() {
+  grep -E '^\[[^]]*\] WARN .*WORM archive retains the segments Kafka deletes of' "$log" | grep -F "$1-0 " || true
+}
+retained_infos_of() {
+  grep -E '^\[[^]]*\] INFO .*WORM archive retains segment' "$log" | grep -F " of $1-0 " || true
 }
 
-# expect_one_warn_per_segment TOPIC SEGMENTS: waits (bounded) until the log holds SEGMENTS refusal
-# WARNs for TOPIC, then checks that they name SEGMENTS distinct segment ids.
-expect_one_warn_per_segment() {
-  local topic="$1" segments="$2" waited=0 lines ids
-  while (( $(refusals_of "$topic" | wc -l) < segments && waited < 120 )); do sleep 0.5; waited=$((waited + 1)); done
-  lines=$(refusals_of "$topic" | wc -l)
-  ids=$(refusals_of "$topic" | grep -oE "retains segment [A-Za-z0-9_-]{22}" | sort -u | wc -l)
-  if (( lines != segments || ids != segments )); then
-    echo "expected one refusal WARN per archived segment of $topic ($segments), found $lines line(s) naming $ids segment(s):" >&2
-    refusals_of "$topic" | sed -n 1,5p >&2
+# expect_one_warn_per_partition TOPIC SEGMENTS: waits (bounded) until the log accounts for SEGMENTS
+# retained segments of TOPIC, then checks: one WARN, SEGMENTS - 1 INFO lines, SEGMENTS distinct ids.
+expect_one_warn_per_partition() {
+  local topic="$1" segments="$2" waited=0 warns infos ids
+  while (( $(retained_warns_of "$topic" | wc -l) + $(retained_infos_of "$topic" | wc -l) < segments \
+      && waited < 240 )); do
+    sleep 0.5; waited=$((waited + 1))
+  done
+  warns=$(retained_warns_of "$topic" | wc -l)
+  infos=$(retained_infos_of "$topic" | wc -l)
+  ids=$( { retained_warns_of "$topic"; retained_infos_of "$topic"; } \
+    | grep -oE "segment [A-Za-z0-9_-]{22}" | sort -u | wc -l)
+  if (( warns != 1 || infos != segments - 1 || ids != segments )); then
+    echo "expected one WARN and $((segments - 1)) INFO line(s) naming $segments segment(s) of $topic," \
+      "found $warns WARN(s) and $infos INFO line(s) naming $ids:" >&2
+    { retained_warns_of "$topic"; retained_infos_of "$topic"; } | sed -n 1,5p >&2
     return 1
   fi
-  e2e_log "$topic: $lines refused delete(s), one WARN per segment: $(refusals_of "$topic" | sed -n 1p | cut -c 1-240)"
+  e2e_log "$topic: $segments retained segment(s), one WARN: $(retained_warns_of "$topic" | cut -c 1-240)"
 }
 
 plain_segments=$(segments_in_tier e2e-plain)
 e2e_client retention-archived --bootstrap "$bootstrap" --topics e2e-plain:plain "${tier[@]}"
-expect_one_warn_per_segment e2e-plain "$plain_segments"
+expect_one_warn_per_partition e2e-plain "$plain_segments"
 
 zstd_segments=$(segments_in_tier e2e-zstd)
 e2e_client delete-topic-archived --bootstrap "$bootstrap" --topics e2e-zstd:zstd "${tier[@]}"
-expect_one_warn_per_segment e2e-zstd "$zstd_segments"
+expect_one_warn_per_partition e2e-zstd "$zstd_segments"
+
+e2e_client create,produce,wait-tiered --bootstrap "$bootstrap" --topics e2e-off:plain "${tier[@]}"
+off_segments=$(segments_in_tier e2e-off)
+e2e_client disable-tiering-archived --bootstrap "$bootstrap" --topics e2e-off:plain "${tier[@]}"
+expect_one_warn_per_partition e2e-off "$off_segments"
 
 e2e_log "copying goes on after the refusals"
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-txn:txn "${tier[@]}"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"
 node_stop "$node"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"
+
+# --- Ordinary failures between the seal (the commit point) and the manifest beside the segment. The
+# failed copies log Kafka's stack traces (with our frames), so this runs after the log check above.
+# The object-store client's own retries (10 by default) would absorb a few 503s: off for this part, so
+# that each manifest write the front fails is one the writer sees.
+echo "rsm.config.max.retries=0" >>"$node/server.properties"
+node_start "$node"
+bootstrap=$(node_bootstrap "$node")
+# faults METHOD [QUERY]: the aws-rules front's test faults (front.py, "Test faults"); prints its counters.
+faults() { curl -sf -X "$1" "$E2E_S3_ENDPOINT/_krabka-faults${2:-}"; }
+# counter NAME: one counter of the front's faults.
+counter() { faults GET | python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
+
+# Every manifest write fails (503 SlowDown) for a while: each copy's seal lands, its manifest does not
+# after the writer's own retries, the copy fails, and Kafka retries it until the faults run out; the
+# copy that gets through first finishes the unfinished commit.
+faults DELETE >/dev/null
+faults POST "?suffix=.manifest&count=12&mode=fail" >/dev/null
+e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-faulty:plain "${tier[@]}"
+failed=$(counter failed)
+(( failed == 12 )) || { echo "the front failed $failed manifest write(s), expected 12" >&2; exit 1; }
+faults DELETE >/dev/null
+# Kafka logs a failed copy as "Copy failed with retriable error" (4.2+, our error is retriable) or
+# "Error occurred while copying" (older). Four writes per copy: the first copy's seal lands and its manifest
+# fails, the next two fail finishing it, the fourth finishes it and goes on.
+copy_failures=$(grep -E -c "(Copy failed with retriable error for segment|Error occurred while copying log segments of partition).*e2e-faulty-0" "$log" || true)
+(( copy_failures >= 3 )) || { echo "expected 3 failed copies of e2e-faulty in the log, found $copy_failures" >&2; exit 1; }
+e2e_log "e2e-faulty: 12 manifest writes failed (503), $copy_failures copies failed; the broker's retries finished every commit"
+
+# kill -9 between seal and manifest: the front holds the next manifest write, the broker dies while it
+# waits, and the restarted broker finishes the commit before it extends the chain.
+faults POST "?suffix=.manifest&count=1&mode=hold" >/dev/null
+e2e_client create,produce --bootstrap "$bootstrap" --topics e2e-crash:plain "${tier[@]}"
+waited=0
+while (( $(counter holding) < 1 && waited < 240 )); do sleep 0.5; waited=$((waited + 1)); done
+(( $(counter holding) == 1 )) || { echo "no manifest write was held within 120 s" >&2; exit 1; }
+node_kill "$node"
+faults DELETE >/dev/null
+e2e_log "e2e-crash: broker killed (kill -9) while a manifest write was held between seal and manifest"
+node_start "$node"
+bootstrap=$(node_bootstrap "$node")
+e2e_client wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-crash:plain "${tier[@]}"
+e2e_log "e2e-crash: the restarted broker tiered on; every record reads back"
+node_stop "$node"
+
 
 # --- The verifier, as a binary and as a jar, over the bucket.
 source_args=(--s3-bucket "$E2E_S3_WORM_BUCKET" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style
@@ -155,7 +219,7 @@ import json, sys
 report = json.load(open(sys.argv[1]))
 assert report["outcome"] == "verified", report["outcome"]
 parts = {p["topic"]: p for p in report["report"]["partitions"]}
-for topic in ("e2e-plain", "e2e-zstd", "e2e-txn"):
+for topic in ("e2e-plain", "e2e-zstd", "e2e-off", "e2e-faulty", "e2e-crash", "e2e-txn"):
     p = parts.get(topic)
     assert p is not None and p["tip"] and p["manifests"] > 0, f"{topic}: no signed chain in the report"
     print(f"{topic}-0: tip {p['tip']} after {p['manifests']} manifest(s)")

@@ -5,7 +5,7 @@ use {
     krabka_remote_storage::{
         CancellationToken, CustomMetadata, DeleteOutcome, InmemoryRemoteLogMetadataManager,
         LocalTieredStorage, LogSegmentData, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
-        RemoteStorageManager, Result, S3RemoteStorage,
+        RemoteStorageManager, Result, S3RemoteStorage, WormRemoteStorage,
     },
     std::sync::Arc,
 };
@@ -78,18 +78,37 @@ impl Copier for Storage {
 /// The backend's error when it cannot be set up (for example an S3 client
 /// that cannot be built); [`BridgeError::WormStartup`] when the archive mode
 /// cannot start (an unusable signing key, a bucket that is not locked or
-/// cannot be reached).
+/// cannot be reached); [`BridgeError::PlainOnArchive`] when the plain tier
+/// would start on a bucket that holds an archive.
 pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> {
     Ok(Arc::new(match config {
         BackendConfig::Filesystem { root } => Storage::new(LocalTieredStorage::new(root)),
-        BackendConfig::ObjectStore { store, worm } => {
+        BackendConfig::ObjectStore {
+            store,
+            worm,
+            allow_plain_on_archive,
+        } => {
             let tier = S3RemoteStorage::from_config(&store)?;
             match worm {
                 Some(worm) => Storage::new(tier.with_worm(worm).map_err(BridgeError::WormStartup)?),
+                None if !allow_plain_on_archive && holds_archive(&tier) => {
+                    return Err(BridgeError::PlainOnArchive);
+                }
                 None => Storage::new(tier),
             }
         }
     }))
+}
+
+/// Whether the plain `tier`'s bucket holds a write-once archive. A bucket
+/// that cannot be listed now is not refused (the check guards against a
+/// mistaken switch, and an outage must not keep the broker down): the
+/// failure is logged.
+fn holds_archive(tier: &S3RemoteStorage) -> bool {
+    WormRemoteStorage::holds_archive(tier.store_handle()).unwrap_or_else(|err| {
+        tracing::warn!(error = %err, "cannot check whether the bucket holds a write-once archive; starting the plain tier");
+        false
+    })
 }
 
 /// A new, empty in-memory metadata manager.

@@ -25,6 +25,7 @@ mod settings;
 pub use error::ConfigError;
 use {
     keys::ConfigKey,
+    krabka_object_store::S3ServerSideEncryption,
     krabka_object_store::{ObjectStoreConfigError, S3Credentials, Secret},
     krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
     settings::Settings,
@@ -46,6 +47,9 @@ pub enum BackendConfig {
         store: Box<ObjectStoreConfig>,
         /// The write-once archive mode, when `worm.enabled` is true.
         worm: Option<WormConfig>,
+        /// `worm.allow.plain.on.archive`: the plain tier may start on a
+        /// bucket that holds an archive.
+        allow_plain_on_archive: bool,
     },
 }
 
@@ -93,6 +97,7 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
     Ok(BackendConfig::ObjectStore {
         store: Box::new(store),
         worm,
+        allow_plain_on_archive: settings.flag(ConfigKey::WormAllowPlainOnArchive),
     })
 }
 
@@ -108,9 +113,59 @@ fn worm_config(settings: &Settings<'_>) -> Result<Option<WormConfig>, ConfigErro
     };
     let key_path = required(ConfigKey::WormSigningKeyPath)?;
     let key_id = required(ConfigKey::WormKeyId)?;
-    Ok(Some(
-        WormConfig::new(key_path, key_id).write_only(settings.flag(ConfigKey::WormWriteOnly)),
-    ))
+    let mut config =
+        WormConfig::new(key_path, key_id).write_only(settings.flag(ConfigKey::WormWriteOnly));
+    if let Some(pairs) = settings.text(ConfigKey::WormTrustedKeys) {
+        for (key_id, public_key) in trusted_keys(pairs)? {
+            config = config.with_trusted_key(key_id, public_key);
+        }
+    }
+    Ok(Some(config))
+}
+
+/// The pairs of `worm.trusted.keys`: `key-id=64 hex characters`, comma
+/// separated (blanks around each pair ignored).
+fn trusted_keys(pairs: &str) -> Result<Vec<(&str, [u8; 32])>, ConfigError> {
+    const EXPECTED: &str =
+        "comma-separated key-id=public-key pairs, each public key 64 hex characters";
+    let refused = || ConfigError::refused(ConfigKey::WormTrustedKeys, pairs, EXPECTED);
+    pairs
+        .split(',')
+        .map(str::trim)
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (key_id, hex) = pair.split_once('=').ok_or_else(refused)?;
+            let key_id = key_id.trim();
+            let hex = hex.trim();
+            if key_id.is_empty() || hex.len() != 64 || !hex.is_ascii() {
+                return Err(refused());
+            }
+            let mut public_key = [0u8; 32];
+            for (byte, digits) in public_key.iter_mut().zip(hex.as_bytes().chunks(2)) {
+                let digits = std::str::from_utf8(digits).map_err(|_| refused())?;
+                *byte = u8::from_str_radix(digits, 16).map_err(|_| refused())?;
+            }
+            Ok((key_id, public_key))
+        })
+        .collect()
+}
+
+/// `s3.server.side.encryption` and `s3.sse.kms.key.id`; a key id without
+/// `aws:kms` is refused rather than ignored.
+fn server_side_encryption(settings: &Settings<'_>) -> Result<S3ServerSideEncryption, ConfigError> {
+    let key_id = settings.text(ConfigKey::S3SseKmsKeyId).map(str::to_owned);
+    match settings.text(ConfigKey::S3ServerSideEncryption) {
+        Some("aws:kms") => Ok(S3ServerSideEncryption::Kms { key_id }),
+        mode => match key_id {
+            Some(key) => Err(ConfigError::refused(
+                ConfigKey::S3SseKmsKeyId,
+                &key,
+                "unset unless s3.server.side.encryption is aws:kms",
+            )),
+            None if mode == Some("AES256") => Ok(S3ServerSideEncryption::S3Managed),
+            None => Ok(S3ServerSideEncryption::BucketDefault),
+        },
+    }
 }
 
 fn s3_config(settings: &Settings<'_>) -> Result<S3Config, ConfigError> {
@@ -122,6 +177,8 @@ fn s3_config(settings: &Settings<'_>) -> Result<S3Config, ConfigError> {
     config.endpoint = settings.text(ConfigKey::S3Endpoint).map(str::to_owned);
     config.path_style = settings.flag(ConfigKey::S3PathStyle);
     config.allow_http = settings.flag(ConfigKey::S3AllowHttp);
+    config.storage_class = settings.text(ConfigKey::S3StorageClass).map(str::to_owned);
+    config.server_side_encryption = server_side_encryption(settings)?;
     config.credentials = match (
         settings.text(ConfigKey::S3AccessKeyId),
         settings.text(ConfigKey::S3SecretAccessKey),

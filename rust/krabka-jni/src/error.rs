@@ -23,6 +23,14 @@ pub enum BridgeError {
     /// locked (or cannot be reached to prove it).
     #[error("`worm.enabled` is true but the write-once archive cannot start")]
     WormStartup(#[source] RemoteStorageError),
+    /// `worm.enabled` is false, but the bucket (under the prefix) holds a
+    /// write-once archive, and `worm.allow.plain.on.archive` is not set.
+    #[error(
+        "`worm.enabled` is false, but the bucket holds a write-once archive (it has the archive's \
+         `_krabka-worm-probe/` objects): turn `worm.enabled` back on, or set \
+         `worm.allow.plain.on.archive=true` to run the plain tier beside the archive on purpose"
+    )]
+    PlainOnArchive,
     /// A JNI call failed (usually because a Java exception is pending).
     #[error("JNI call failed: {0}")]
     Jni(#[from] jni::errors::Error),
@@ -75,6 +83,7 @@ impl BridgeError {
             Self::Storage(err) | Self::WormStartup(err) => ExceptionKind::for_class(err.class()),
             Self::Wire(_)
             | Self::Config(_)
+            | Self::PlainOnArchive
             | Self::Jni(_)
             | Self::StaleHandle { .. }
             | Self::InvalidArgument(_)

@@ -16,7 +16,10 @@
 //! SHA-256 of the body is computed for the signature anyway).
 
 use {
-    crate::{GcsConfig, ObjectStoreConfig, ObjectStoreConfigError, S3Config, S3Credentials},
+    crate::{
+        GcsConfig, ObjectStoreConfig, ObjectStoreConfigError, S3Config, S3Credentials,
+        S3ServerSideEncryption, storage_class::WithStorageClass,
+    },
     object_store::{
         BackoffConfig, ClientOptions, ObjectStore, RetryConfig,
         aws::{AmazonS3Builder, Checksum},
@@ -141,13 +144,37 @@ fn client_options(allow_http: bool, request: Duration, connect: Duration) -> Cli
 }
 
 fn build_s3(config: &S3Config) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
-    let store = s3_builder(config)?
-        .build()
-        .map_err(|source| ObjectStoreBuildError::Client {
-            backend: "S3",
-            source,
-        })?;
-    Ok(Arc::new(store))
+    let store: Arc<dyn ObjectStore> =
+        Arc::new(
+            s3_builder(config)?
+                .build()
+                .map_err(|source| ObjectStoreBuildError::Client {
+                    backend: "S3",
+                    source,
+                })?,
+        );
+    Ok(match &config.storage_class {
+        Some(class) => Arc::new(WithStorageClass::new(store, class)),
+        None => store,
+    })
+}
+
+/// The server-side encryption settings of `config`, as `object_store`
+/// configuration keys (its typed keys are not public).
+fn encryption(config: &S3Config) -> Vec<(&'static str, String)> {
+    match &config.server_side_encryption {
+        S3ServerSideEncryption::S3Managed => {
+            vec![("aws_server_side_encryption", "AES256".to_owned())]
+        }
+        S3ServerSideEncryption::Kms { key_id } => {
+            let mut settings = vec![("aws_server_side_encryption", "aws:kms".to_owned())];
+            if let Some(key_id) = key_id {
+                settings.push(("aws_sse_kms_key_id", key_id.clone()));
+            }
+            settings
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The S3 client builder a configuration describes: credentials, bucket,
@@ -183,6 +210,15 @@ fn s3_builder(config: &S3Config) -> Result<AmazonS3Builder, ObjectStoreBuildErro
                 }
             }
         }
+    }
+    for (name, value) in encryption(config) {
+        let key = name
+            .parse()
+            .map_err(|source| ObjectStoreBuildError::Client {
+                backend: "S3",
+                source,
+            })?;
+        builder = builder.with_config(key, value);
     }
     builder = builder
         .with_bucket_name(&config.bucket)

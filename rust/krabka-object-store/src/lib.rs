@@ -22,6 +22,7 @@ mod build;
 mod config;
 mod error;
 mod secret;
+mod storage_class;
 pub mod store;
 
 pub use {
@@ -33,7 +34,7 @@ pub use {
     config::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
         DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
-        ObjectStoreConfig, S3Config, S3Credentials,
+        ObjectStoreConfig, S3Config, S3Credentials, S3ServerSideEncryption,
     },
     error::ObjectStoreConfigError,
     secret::Secret,

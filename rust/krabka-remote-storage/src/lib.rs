@@ -119,7 +119,10 @@ pub use krabka_kafka::index;
 /// `krabka-object-store`).
 pub use krabka_object_store::store;
 pub use {
-    archive::{SealedManifest, WormArchiver, WormConfig, WormRemoteStorage, derive_tip},
+    archive::{
+        DerivedTip, ForeignObject, SealedManifest, TipSeal, WormArchiver, WormConfig,
+        WormRemoteStorage, derive_tip,
+    },
     dump::{PartitionDump, RlmmCacheDump},
     index_cache::{
         DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
@@ -153,8 +156,8 @@ pub use {
         VerifiedManifest, VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome,
         VerifyRequest, WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WormChainRecord, WormError,
         authenticate_archive, canonical_manifest_bytes, check_seal_size, detour_epoch,
-        genesis_epoch, judge_seal, manifest_head, manifest_signing_bytes, next_chain_stamp,
-        parse_seal_name, seal_key, verify_archive, verify_archive_config,
+        genesis_epoch, judge_seal, manifest_head, manifest_key, manifest_signing_bytes,
+        next_chain_stamp, parse_seal_name, seal_key, verify_archive, verify_archive_config,
         verify_archive_config_observed, verify_archive_observed, verify_manifest_bytes,
         verify_manifest_signature,
     },

@@ -1,27 +1,30 @@
 //! Reads shared by both object-store tiers: a byte range of a segment's log
-//! as a stream, and one whole index.
+//! as a stream, and one whole index. The tier decides which object (and
+//! which version of it) is read.
 
 use {
-    crate::{segment_keys::SegmentKeys, store_bridge::spi_error},
+    crate::store_bridge::spi_error,
     krabka_kafka::{IndexType, RemoteLogSegmentMetadata, Result, SegmentReader},
-    krabka_object_store::store::{StoreHandle, fetch},
+    krabka_object_store::store::{
+        StoreHandle,
+        fetch::{self, ObjectAt},
+    },
     std::sync::Arc,
 };
 
-/// Streams `[start, end]` (inclusive `end`, clamped) of the segment's log,
-/// or to its end.
+/// Streams `[start, end]` (inclusive `end`, clamped) of the segment's log
+/// `object`, or to its end.
 pub(crate) fn log_range(
     store: &StoreHandle,
-    keys: &SegmentKeys,
+    object: ObjectAt,
     metadata: &RemoteLogSegmentMetadata,
     start: u64,
     end: Option<u64>,
 ) -> Result<SegmentReader> {
-    let key = keys.log().map_err(spi_error)?;
     let open = fetch::open_range(
         Arc::clone(store.runtime()),
         Arc::clone(store.store()),
-        key,
+        object,
         format!("log of segment {}", metadata.remote_log_segment_id()),
         start,
         end,
@@ -31,17 +34,16 @@ pub(crate) fn log_range(
     Ok(opened.into_reader())
 }
 
-/// Reads one whole index of the segment.
+/// Reads one whole index `object` of the segment.
 pub(crate) fn index(
     store: &StoreHandle,
-    keys: &SegmentKeys,
+    object: ObjectAt,
     metadata: &RemoteLogSegmentMetadata,
     index: IndexType,
 ) -> Result<Vec<u8>> {
-    let key = keys.index(index).map_err(spi_error)?;
     let fetch = fetch::fetch_whole(
         Arc::clone(store.store()),
-        key,
+        object,
         format!(
             "{} index of segment {}",
             index.kafka_name(),

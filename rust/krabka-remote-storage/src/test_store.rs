@@ -52,6 +52,44 @@ pub(crate) struct Stats {
     pub(crate) get_delay_ms: AtomicUsize,
     /// Every request of any kind.
     pub(crate) requests: AtomicUsize,
+    /// Listings.
+    pub(crate) lists: AtomicUsize,
+    /// The keys of every GET, in order.
+    pub(crate) got: std::sync::Mutex<Vec<String>>,
+    /// PUTs of keys ending in `.0` fail with a 503 while `.1` > 0 (counting
+    /// down).
+    pub(crate) fail_puts: std::sync::Mutex<Option<(String, usize)>>,
+    /// Fired once a PUT of a key ending in `.0` succeeded.
+    pub(crate) cancel_after_put:
+        std::sync::Mutex<Option<(String, krabka_kafka::CancellationToken)>>,
+}
+
+impl Stats {
+    /// Fails the next `count` PUTs of keys ending in `suffix`.
+    pub(crate) fn fail_puts(&self, suffix: &str, count: usize) {
+        *self.fail_puts.lock().unwrap() = Some((suffix.to_owned(), count));
+    }
+
+    /// Whether this PUT of `location` is to fail (counting it).
+    fn put_fails(&self, location: &Path) -> bool {
+        let mut fail = self.fail_puts.lock().unwrap();
+        match fail.as_mut() {
+            Some((suffix, left)) if *left > 0 && location.as_ref().ends_with(suffix.as_str()) => {
+                *left -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Fires the cancel-after-put hook of `location`.
+    fn after_put(&self, location: &Path) {
+        if let Some((suffix, token)) = &*self.cancel_after_put.lock().unwrap() {
+            if location.as_ref().ends_with(suffix.as_str()) {
+                token.cancel();
+            }
+        }
+    }
 }
 
 /// An in-memory store that counts requests and can delay or fail them.
@@ -137,7 +175,18 @@ impl ObjectStore for Instrumented {
         opts: PutOptions,
     ) -> object_store::Result<PutResult> {
         self.stats.requests.fetch_add(1, SeqCst);
-        self.inner.put_opts(location, payload, opts).await
+        if self.stats.put_fails(location) {
+            return Err(object_store::Error::Generic {
+                store: "test",
+                source: "Server returned non-2xx status code: 503 Service Unavailable: SlowDown"
+                    .into(),
+            });
+        }
+        let put = self.inner.put_opts(location, payload, opts).await;
+        if put.is_ok() {
+            self.stats.after_put(location);
+        }
+        put
     }
 
     async fn put_multipart_opts(
@@ -159,6 +208,7 @@ impl ObjectStore for Instrumented {
         options: GetOptions,
     ) -> object_store::Result<GetResult> {
         self.stats.requests.fetch_add(1, SeqCst);
+        self.stats.got.lock().unwrap().push(location.to_string());
         let number = self.stats.gets.fetch_add(1, SeqCst);
         // Counts a GET dropped before it answered.
         struct Dropped<'a>(&'a AtomicUsize, bool);
@@ -189,6 +239,7 @@ impl ObjectStore for Instrumented {
 
     fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
         self.stats.requests.fetch_add(1, SeqCst);
+        self.stats.lists.fetch_add(1, SeqCst);
         self.inner.list(prefix)
     }
 

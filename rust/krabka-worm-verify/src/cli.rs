@@ -5,7 +5,7 @@
 use {
     crate::{Console, exit, progress::ProgressPrinter, summary::summary},
     clap::{Parser, ValueEnum},
-    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, Secret},
+    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config},
     krabka_worm::{
         ChainHead, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver, VerifyRequest,
         WormError, verify_archive_config_observed,
@@ -229,9 +229,7 @@ fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), UsageError> 
             .as_deref()
             .is_some_and(|e| e.starts_with("http://"));
         if cli.gcs_no_auth {
-            gcs.service_account_key = Some(Secret::new(
-                r#"{"private_key":"unused","private_key_id":"unused","client_email":"verifier@example.com","disable_oauth":true}"#,
-            ));
+            gcs = gcs.without_auth();
         }
         ObjectStoreConfig::Gcs(gcs)
     } else if let Some(root) = &cli.local {

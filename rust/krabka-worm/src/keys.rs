@@ -127,6 +127,20 @@ impl TrustedManifestKeys {
         Ok(())
     }
 
+    /// Trusts the public key written as 64 hex characters (either case),
+    /// the way operators publish it, under `key_id`.
+    ///
+    /// # Errors
+    /// [`WormError::InvalidPublicKey`] when `hex` is not 64 hex characters;
+    /// those of [`TrustedManifestKeys::insert`].
+    pub fn insert_hex(&mut self, key_id: &str, hex: &str) -> Result<(), WormError> {
+        let bytes = crate::hex::decode(hex, true).map_err(|_| WormError::InvalidPublicKey {
+            key_id: key_id.to_owned(),
+            reason: "a public key is written as 64 hex characters",
+        })?;
+        self.insert(key_id, &bytes)
+    }
+
     /// Whether a key is trusted under `key_id`.
     #[must_use]
     pub fn contains(&self, key_id: &str) -> bool {

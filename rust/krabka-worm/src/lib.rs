@@ -48,7 +48,7 @@ pub use {
     record::{WORM_CHAIN_RECORD_VERSION, WormChainRecord, next_chain_stamp},
     seal::{
         CHAIN_DIR, ForeignSeal, SEAL_SUFFIX, check_seal_size, detour_epoch, genesis_epoch,
-        judge_seal, parse_seal_name, seal_key,
+        judge_seal, manifest_key, parse_seal_name, seal_key,
     },
     signature::{
         VerifiedManifest, manifest_signing_bytes, verify_manifest_bytes, verify_manifest_signature,

@@ -5,10 +5,11 @@
 
 use {
     crate::{
-        ChainHead, EpochId, MAX_MANIFEST_BYTES, ManifestSeq, TrustedManifestKeys,
-        VerifiedManifest, WormError, verify_manifest_bytes,
+        ChainHead, EpochId, MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, ManifestSeq, SegmentIdentity,
+        TrustedManifestKeys, VerifiedManifest, WormError, verify_manifest_bytes,
     },
     krabka_kafka::RemoteLogSegmentMetadata,
+    krabka_kafka::kafka_uuid,
     sha2::{Digest, Sha256},
     uuid::Uuid,
 };
@@ -25,6 +26,18 @@ pub fn seal_key(partition_dir: &str, epoch_id: EpochId, seq: ManifestSeq) -> Str
     format!(
         "{partition_dir}/{CHAIN_DIR}/{epoch_id}/{:020}{SEAL_SUFFIX}",
         seq.0
+    )
+}
+
+/// The key of the manifest beside the segment `segment` in `partition_dir`:
+/// `<partition_dir>/<start offset:020>-<segment id>.manifest`, where a
+/// seal's commit is finished.
+#[must_use]
+pub fn manifest_key(partition_dir: &str, segment: &SegmentIdentity) -> String {
+    format!(
+        "{partition_dir}/{:020}-{}{MANIFEST_SUFFIX}",
+        segment.start_offset,
+        kafka_uuid(segment.segment_id)
     )
 }
 

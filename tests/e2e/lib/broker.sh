@@ -170,6 +170,16 @@ node_stop() {
   rm -f "$dir/pid"
 }
 
+# node_kill DIR  SIGKILL (kill -9): the broker dies mid-work, as in a crash.
+node_kill() {
+  local dir="$1" pid
+  [[ -f "$dir/pid" ]] || return 0
+  pid=$(cat "$dir/pid")
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -f "$dir/pid"
+}
+
 # Stops every node this shell started, newest first.
 nodes_stop_all() {
   local i

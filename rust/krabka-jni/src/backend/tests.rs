@@ -49,6 +49,7 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
             ),
             "test-key-1",
         )),
+        allow_plain_on_archive: false,
     })
     .unwrap_err();
     assert!(
@@ -61,6 +62,7 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
     let err = open_storage(BackendConfig::ObjectStore {
         store: Box::new(ObjectStoreConfig::InMemory),
         worm: Some(WormConfig::new("/nonexistent/worm-key.pem", "k1")),
+        allow_plain_on_archive: false,
     })
     .unwrap_err();
     assert!(
@@ -73,7 +75,33 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
     let plain = open_storage(BackendConfig::ObjectStore {
         store: Box::new(ObjectStoreConfig::InMemory),
         worm: None,
+        allow_plain_on_archive: false,
     })
     .unwrap();
     assert_eq!(plain.delete_segment(&metadata()).unwrap(), 0);
+}
+
+#[test]
+fn the_plain_tier_refuses_a_bucket_that_holds_an_archive_unless_allowed() {
+    let root = tempfile::tempdir().unwrap();
+    let plain = |allow_plain_on_archive| {
+        open_storage(BackendConfig::ObjectStore {
+            store: Box::new(ObjectStoreConfig::Local {
+                root: root.path().to_owned(),
+            }),
+            worm: None,
+            allow_plain_on_archive,
+        })
+    };
+    plain(false).expect("an empty bucket is no archive");
+    let probes = root.path().join("_krabka-worm-probe");
+    std::fs::create_dir_all(&probes).unwrap();
+    std::fs::write(probes.join("1764700000-0001"), b"").unwrap();
+    let err = plain(false).unwrap_err();
+    assert!(matches!(err, BridgeError::PlainOnArchive), "{err:?}");
+    assert!(
+        err.to_string().contains("worm.allow.plain.on.archive"),
+        "{err}"
+    );
+    plain(true).expect("allowed explicitly");
 }

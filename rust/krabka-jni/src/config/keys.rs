@@ -54,6 +54,12 @@ pub enum ConfigKey {
     S3SecretAccessKey,
     /// `s3.session.token`.
     S3SessionToken,
+    /// `s3.storage.class`.
+    S3StorageClass,
+    /// `s3.server.side.encryption`.
+    S3ServerSideEncryption,
+    /// `s3.sse.kms.key.id`.
+    S3SseKmsKeyId,
     /// `gcs.bucket`.
     GcsBucket,
     /// `gcs.endpoint`.
@@ -86,6 +92,10 @@ pub enum ConfigKey {
     WormKeyId,
     /// `worm.write.only`.
     WormWriteOnly,
+    /// `worm.trusted.keys`.
+    WormTrustedKeys,
+    /// `worm.allow.plain.on.archive`.
+    WormAllowPlainOnArchive,
     /// `native.library.path`.
     NativeLibraryPath,
 }
@@ -286,7 +296,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 28] = [
+    pub const ALL: [Self; 33] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -298,6 +308,9 @@ impl ConfigKey {
         Self::S3AccessKeyId,
         Self::S3SecretAccessKey,
         Self::S3SessionToken,
+        Self::S3StorageClass,
+        Self::S3ServerSideEncryption,
+        Self::S3SseKmsKeyId,
         Self::GcsBucket,
         Self::GcsEndpoint,
         Self::GcsAllowHttp,
@@ -314,6 +327,8 @@ impl ConfigKey {
         Self::WormSigningKeyPath,
         Self::WormKeyId,
         Self::WormWriteOnly,
+        Self::WormTrustedKeys,
+        Self::WormAllowPlainOnArchive,
         Self::NativeLibraryPath,
     ];
 
@@ -350,7 +365,10 @@ impl ConfigKey {
             | Self::S3AllowHttp
             | Self::S3AccessKeyId
             | Self::S3SecretAccessKey
-            | Self::S3SessionToken => self.s3_row(),
+            | Self::S3SessionToken
+            | Self::S3StorageClass
+            | Self::S3ServerSideEncryption
+            | Self::S3SseKmsKeyId => self.s3_row(),
             Self::GcsBucket
             | Self::GcsEndpoint
             | Self::GcsAllowHttp
@@ -366,7 +384,9 @@ impl ConfigKey {
             Self::WormEnabled
             | Self::WormSigningKeyPath
             | Self::WormKeyId
-            | Self::WormWriteOnly => self.worm_row(),
+            | Self::WormWriteOnly
+            | Self::WormTrustedKeys
+            | Self::WormAllowPlainOnArchive => self.worm_row(),
         }
     }
 
@@ -432,6 +452,35 @@ impl ConfigKey {
                 Kind::Secret,
                 Medium,
                 "Secret access key for s3.access.key.id.",
+            ),
+            Self::S3StorageClass => (
+                Kind::Text {
+                    default: None,
+                    rule: TextRule::Token {
+                        min_len: 1,
+                        max_len: 64,
+                        punctuation: "_",
+                    },
+                },
+                Low,
+                "Storage class of every object written (x-amz-storage-class: STANDARD_IA, \
+                 INTELLIGENT_TIERING, GLACIER_IR, ...); unset leaves the bucket's default. A class \
+                 whose reads need a restore (GLACIER, DEEP_ARCHIVE) makes tiered data unreadable by \
+                 consumers.",
+            ),
+            Self::S3ServerSideEncryption => (
+                Kind::Text {
+                    default: Some("none"),
+                    rule: TextRule::OneOf(&["none", "AES256", "aws:kms"]),
+                },
+                Low,
+                "Server-side encryption requested on every object written: none (the bucket's \
+                 default encryption applies), AES256 (SSE-S3) or aws:kms (SSE-KMS, with \
+                 s3.sse.kms.key.id or the account's AWS managed key).",
+            ),
+            Self::S3SseKmsKeyId => text(
+                Low,
+                "KMS key id or ARN for s3.server.side.encryption=aws:kms.",
             ),
             Self::S3SessionToken => (
                 Kind::Secret,
@@ -563,6 +612,21 @@ impl ConfigKey {
                 "Refuse every fetch: the archive is a sink that only auditors read, and consumers \
                  cannot read tiered data through this broker.",
             ),
+            Self::WormTrustedKeys => text(
+                Low,
+                "Other brokers' manifest keys whose seals continue the same chains, as \
+                 comma-separated key-id=public-key pairs (the public key as 64 hex characters, \
+                 as krabka-worm-verify takes it); for clusters whose brokers sign with different \
+                 keys. The broker's own key is always trusted. A seal signed by any other key is \
+                 a foreign object: the chain routes around it and the verifier reports it.",
+            ),
+            Self::WormAllowPlainOnArchive => boolean(
+                Low,
+                "With worm.enabled false, start the plain tier even on a bucket (and prefix) that \
+                 holds a write-once archive. Without it such a start-up is refused, so that \
+                 switching the archive mode off by mistake cannot start writing beside an archive \
+                 as if it were a plain tier.",
+            ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
         }
@@ -583,6 +647,9 @@ impl ConfigKey {
             Self::S3AccessKeyId => "s3.access.key.id",
             Self::S3SecretAccessKey => "s3.secret.access.key",
             Self::S3SessionToken => "s3.session.token",
+            Self::S3StorageClass => "s3.storage.class",
+            Self::S3ServerSideEncryption => "s3.server.side.encryption",
+            Self::S3SseKmsKeyId => "s3.sse.kms.key.id",
             Self::GcsBucket => "gcs.bucket",
             Self::GcsEndpoint => "gcs.endpoint",
             Self::GcsAllowHttp => "gcs.allow.http",
@@ -599,6 +666,8 @@ impl ConfigKey {
             Self::WormSigningKeyPath => "worm.signing.key.path",
             Self::WormKeyId => "worm.key.id",
             Self::WormWriteOnly => "worm.write.only",
+            Self::WormTrustedKeys => "worm.trusted.keys",
+            Self::WormAllowPlainOnArchive => "worm.allow.plain.on.archive",
             Self::NativeLibraryPath => "native.library.path",
         }
     }

@@ -4,8 +4,9 @@ use {
         Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
         GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
         NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
-        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, WormEnabled, WormKeyId,
-        WormSigningKeyPath, WormWriteOnly,
+        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, S3SseKmsKeyId, S3StorageClass,
+        WormAllowPlainOnArchive, WormEnabled, WormKeyId, WormSigningKeyPath, WormTrustedKeys,
+        WormWriteOnly,
     },
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
@@ -33,7 +34,10 @@ fn with(
 const S3: [(ConfigKey, &str); 3] = [(Backend, "s3"), (S3Bucket, "archive"), (S3Region, "r")];
 
 fn s3(config: BackendConfig) -> S3Config {
-    let BackendConfig::ObjectStore { store, worm: None } = config else {
+    let BackendConfig::ObjectStore {
+        store, worm: None, ..
+    } = config
+    else {
         panic!("expected an object store config without WORM, got {config:?}");
     };
     let ObjectStoreConfig::S3(s3) = *store else {
@@ -290,7 +294,10 @@ fn gcs_keys_fill_the_gcs_config() {
         (GcsServiceAccountPath, "/etc/sa.json"),
     ]))
     .unwrap();
-    let BackendConfig::ObjectStore { store, worm: None } = config else {
+    let BackendConfig::ObjectStore {
+        store, worm: None, ..
+    } = config
+    else {
         panic!("expected a GCS config without WORM, got {config:?}");
     };
     let ObjectStoreConfig::Gcs(gcs) = *store else {
@@ -399,6 +406,68 @@ fn worm_keys_fill_the_worm_config() {
 }
 
 #[test]
+fn trusted_keys_are_key_id_and_hex_public_key_pairs() {
+    let worm_with = |pairs: &str| {
+        parse_backend(&with(
+            &S3,
+            &[
+                (WormEnabled, "true"),
+                (WormSigningKeyPath, "/k.pem"),
+                (WormKeyId, "k1"),
+                (WormTrustedKeys, pairs),
+            ],
+        ))
+    };
+    let hex_a = "11".repeat(32);
+    let hex_b = "aB".repeat(32);
+    let BackendConfig::ObjectStore {
+        worm: Some(worm), ..
+    } = worm_with(&format!(" broker-2={hex_a} , broker-3 = {hex_b},")).unwrap()
+    else {
+        panic!("expected WORM");
+    };
+    assert_eq!(
+        worm,
+        WormConfig::new("/k.pem", "k1")
+            .with_trusted_key("broker-2", [0x11; 32])
+            .with_trusted_key("broker-3", [0xab; 32])
+    );
+    for bad in [
+        "broker-2".to_owned(),
+        format!("={hex_a}"),
+        format!("broker-2={}", &hex_a[2..]),
+        format!("broker-2={}zz", &hex_a[2..]),
+        format!("broker-2={}é", &hex_a[3..]),
+    ] {
+        let err = worm_with(&bad).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::Refused {
+                    key: WormTrustedKeys,
+                    ..
+                }
+            ),
+            "{bad}: {err:?}"
+        );
+    }
+}
+
+#[test]
+fn the_plain_tier_on_an_archive_is_an_explicit_choice() {
+    let allowed = |entries: &[(ConfigKey, &str)]| match parse_backend(&with(&S3, entries)).unwrap()
+    {
+        BackendConfig::ObjectStore {
+            allow_plain_on_archive,
+            ..
+        } => allow_plain_on_archive,
+        other => panic!("not an object store: {other:?}"),
+    };
+    assert!(!allowed(&[]));
+    assert!(allowed(&[(WormAllowPlainOnArchive, "true")]));
+}
+
+#[test]
 fn worm_needs_a_key_path_and_a_key_id() {
     assert_eq!(
         parse_backend(&with(&S3, &[(WormEnabled, "true"), (WormKeyId, "k1")])),
@@ -466,4 +535,54 @@ fn worm_keys_are_ignored_while_the_mode_is_off() {
             ..
         })
     ));
+}
+
+#[test]
+fn s3_storage_class_and_encryption_reach_the_s3_config() {
+    let s3 = |entries: &[(ConfigKey, &str)]| match parse_backend(&with(&S3, entries)) {
+        Ok(BackendConfig::ObjectStore { store, .. }) => match *store {
+            ObjectStoreConfig::S3(s3) => Ok(s3),
+            other => panic!("not S3: {other:?}"),
+        },
+        Ok(other) => panic!("not an object store: {other:?}"),
+        Err(err) => Err(err),
+    };
+    let plain = s3(&[]).unwrap();
+    assert_eq!(plain.storage_class, None);
+    assert_eq!(
+        plain.server_side_encryption,
+        krabka_object_store::S3ServerSideEncryption::BucketDefault
+    );
+    let configured = s3(&[
+        (S3StorageClass, "STANDARD_IA"),
+        (ConfigKey::S3ServerSideEncryption, "aws:kms"),
+        (S3SseKmsKeyId, "alias/tiered"),
+    ])
+    .unwrap();
+    assert_eq!(configured.storage_class.as_deref(), Some("STANDARD_IA"));
+    assert_eq!(
+        configured.server_side_encryption,
+        krabka_object_store::S3ServerSideEncryption::Kms {
+            key_id: Some("alias/tiered".to_owned())
+        }
+    );
+    assert_eq!(
+        s3(&[(ConfigKey::S3ServerSideEncryption, "AES256")])
+            .unwrap()
+            .server_side_encryption,
+        krabka_object_store::S3ServerSideEncryption::S3Managed
+    );
+    assert!(s3(&[(ConfigKey::S3ServerSideEncryption, "aes256")]).is_err());
+    let err = s3(&[(S3SseKmsKeyId, "alias/tiered")]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConfigError::Refused {
+                key: S3SseKmsKeyId,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(s3(&[(S3StorageClass, "standard ia")]).is_err());
 }

@@ -125,8 +125,13 @@ pub fn s3_object_lock(answer: &Answer) -> Result<String, String> {
     Err("the default retention has no Days or Years".to_owned())
 }
 
-/// The GCS JSON bucket resource must show versioning and a locked retention
-/// policy of positive length. Returns a summary.
+/// The GCS JSON bucket resource must show a **locked** retention policy
+/// (Bucket Lock) of positive length, and no Object Versioning: Google does
+/// not allow a retention policy and versioning on one bucket
+/// (<https://cloud.google.com/storage/docs/bucket-lock>), so a resource
+/// that shows both does not come from a server that keeps GCS's rules.
+/// Object Retention Lock alone (`objectRetention.mode`) is not enough: the
+/// archive's writes cannot set a retention per object. Returns a summary.
 pub fn gcs_bucket(answer: &Answer) -> Result<String, String> {
     let body = answer.ok_body("the GCS bucket resource")?;
     let value: serde_json::Value = serde_json::from_str(body)
@@ -137,15 +142,22 @@ pub fn gcs_bucket(answer: &Answer) -> Result<String, String> {
             answer.found()
         ));
     }
-    if value
+    let versioned = value
         .pointer("/versioning/enabled")
         .and_then(serde_json::Value::as_bool)
-        != Some(true)
-    {
-        return Err("object versioning is not enabled on the bucket".to_owned());
-    }
+        == Some(true);
     let Some(policy) = value.get("retentionPolicy") else {
-        return Err("the bucket has no retention policy".to_owned());
+        let object_retention = value
+            .pointer("/objectRetention/mode")
+            .and_then(serde_json::Value::as_str)
+            == Some("Enabled");
+        return Err(if object_retention {
+            "the bucket has Object Retention Lock but no bucket retention policy; the archive needs a locked retention policy (Bucket Lock), since its writes cannot set a retention per object".to_owned()
+        } else if versioned {
+            "the bucket has Object Versioning and no retention policy; the archive needs a locked retention policy (Bucket Lock) and no versioning, which Google does not allow together with one".to_owned()
+        } else {
+            "the bucket has no retention policy; the archive needs a locked retention policy (Bucket Lock)".to_owned()
+        });
     };
     let period = policy
         .get("retentionPeriod")
@@ -163,7 +175,12 @@ pub fn gcs_bucket(answer: &Answer) -> Result<String, String> {
             "the retention policy of {period} s is not locked (Bucket Lock), so it can still be removed"
         ));
     }
-    Ok(format!("locked retention of {period} s"))
+    if versioned {
+        return Err(format!(
+            "the bucket reports Object Versioning together with a retention policy of {period} s, which Google Cloud Storage does not allow: this server does not keep GCS's rules"
+        ));
+    }
+    Ok(format!("locked retention policy of {period} s"))
 }
 
 #[cfg(test)]
@@ -227,20 +244,31 @@ mod tests {
     }
 
     #[test]
-    fn gcs_needs_versioning_and_a_locked_policy() {
-        let good = r#"{"kind":"storage#bucket","versioning":{"enabled":true},"retentionPolicy":{"retentionPeriod":"86400","isLocked":true}}"#;
+    fn gcs_needs_a_locked_policy_and_no_versioning() {
+        let good = r#"{"kind":"storage#bucket","versioning":{"enabled":false},"retentionPolicy":{"retentionPeriod":"86400","isLocked":true}}"#;
         assert_eq!(
             gcs_bucket(&ok(good)).as_deref(),
-            Ok("locked retention of 86400 s")
+            Ok("locked retention policy of 86400 s")
         );
+        let no_versioning_field = r#"{"kind":"storage#bucket","retentionPolicy":{"retentionPeriod":86400,"isLocked":true}}"#;
+        assert!(gcs_bucket(&ok(no_versioning_field)).is_ok());
         for body in [
             good.replace("\"isLocked\":true", "\"isLocked\":false"),
-            good.replace("\"enabled\":true", "\"enabled\":false"),
+            good.replace("\"isLocked\":true", "\"effectiveTime\":\"x\""),
+            good.replace("\"enabled\":false", "\"enabled\":true"),
             good.replace("86400", "0"),
             r#"{"kind":"storage#bucket","versioning":{"enabled":true}}"#.to_owned(),
+            r#"{"kind":"storage#bucket","objectRetention":{"mode":"Enabled"}}"#.to_owned(),
+            r#"{"kind":"storage#bucket"}"#.to_owned(),
+            r#"{"kind":"storage#object","retentionPolicy":{"retentionPeriod":"86400","isLocked":true}}"#.to_owned(),
             "not json".to_owned(),
         ] {
             assert!(gcs_bucket(&ok(&body)).is_err(), "{body}");
         }
+        let answer = Answer {
+            status: 403,
+            body: good.to_owned(),
+        };
+        assert!(gcs_bucket(&answer).is_err());
     }
 }

@@ -1,8 +1,11 @@
 //! Start-up proof that a bucket is write-once: S3 versioning plus Object
-//! Lock with a COMPLIANCE default retention, or GCS versioning plus a locked
-//! retention policy, and create-only writes that really refuse a second
-//! create. Anything else — including a server that answers 501 or 405 or
-//! with a body of the wrong shape — is refused with what was found.
+//! Lock with a COMPLIANCE default retention, or a GCS bucket with a locked
+//! retention policy (Bucket Lock) and no versioning (Google allows no
+//! versioning beside a retention policy), and create-only writes that really
+//! refuse a second create; on GCS also an unconditional write over the probe
+//! object that the bucket must refuse, since uploads in parts rely on that.
+//! Anything else — including a server that answers 501 or 405 or with a body
+//! of the wrong shape — is refused with what was found.
 
 mod judge;
 mod sigv4;
@@ -93,9 +96,10 @@ pub async fn prove_write_once(
         }
         Some(ObjectStoreConfig::Gcs(gcs)) => {
             let proof = prove_gcs(&gcs).await?;
-            prove_create_only(&*store, prefix.as_deref(), &gcs.bucket).await?;
+            let key = prove_create_only(&*store, prefix.as_deref(), &gcs.bucket).await?;
+            prove_replace_refused(&*store, &key, &gcs.bucket).await?;
             Ok(format!(
-                "GCS bucket `{}`: versioning on, {proof}, a second create-only write refused",
+                "GCS bucket `{}`: {proof}, no versioning, a second create-only write refused, a replacing write refused",
                 gcs.bucket
             ))
         }
@@ -155,12 +159,13 @@ async fn prove_gcs(config: &GcsConfig) -> Result<String> {
 }
 
 /// Proves that a second create-only write of a key is refused: writes a
-/// fresh probe object twice under `<prefix>/_krabka-worm-probe/`.
+/// fresh probe object twice under `<prefix>/_krabka-worm-probe/`. Returns
+/// the probe's key.
 async fn prove_create_only(
     store: &dyn ObjectStore,
     prefix: Option<&str>,
     bucket: &str,
-) -> Result<()> {
+) -> Result<Path> {
     let name = format!("{CREATE_ONLY_PROBE_DIR}/{}", uuid::Uuid::new_v4());
     let key = Path::from(match prefix {
         Some(prefix) => format!("{prefix}/{name}"),
@@ -186,7 +191,7 @@ async fn prove_create_only(
         }
     }
     match create().await {
-        Err(object_store::Error::AlreadyExists { .. }) => Ok(()),
+        Err(object_store::Error::AlreadyExists { .. }) => Ok(key),
         Ok(_) => Err(refused(
             bucket,
             "a second create-only write of the same key succeeded: the server ignores conditional writes",
@@ -195,6 +200,33 @@ async fn prove_create_only(
             bucket,
             &format!(
                 "a second create-only write of the same key failed with an unexpected error: {err}"
+            ),
+        )),
+    }
+}
+
+/// Proves that the bucket refuses to replace an object under retention:
+/// an unconditional write over the probe object at `key` (created just
+/// before) must be refused (403). Uploads in parts on GCS rely on this,
+/// because a multipart completion carries no precondition.
+async fn prove_replace_refused(store: &dyn ObjectStore, key: &Path, bucket: &str) -> Result<()> {
+    let replace = store
+        .put_opts(
+            key,
+            PutPayload::from(Bytes::from_static(b"krabka WORM replace probe\n")),
+            PutOptions::from(PutMode::Overwrite),
+        )
+        .await;
+    match replace {
+        Err(object_store::Error::PermissionDenied { .. }) => Ok(()),
+        Ok(_) => Err(refused(
+            bucket,
+            "an unconditional write replaced the probe object: the bucket does not enforce a retention policy on its objects",
+        )),
+        Err(err) => Err(refused(
+            bucket,
+            &format!(
+                "an unconditional write over the probe object failed with an unexpected error (a retention refusal, HTTP 403, was expected): {err}"
             ),
         )),
     }

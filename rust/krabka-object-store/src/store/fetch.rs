@@ -8,9 +8,33 @@ use {
         reader::{RangeReader, Source, first_get_options, pin_of},
         tuning::Tuning,
     },
-    object_store::{ObjectStore, ObjectStoreExt, path::Path},
+    object_store::{GetOptions, ObjectStore, path::Path},
     std::sync::Arc,
 };
+
+/// The object a read names: a key, and optionally the version of it to
+/// read (an S3 version id, a GCS generation) instead of the newest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectAt {
+    /// The key.
+    pub key: Path,
+    /// The version to read; `None` reads the newest.
+    pub version: Option<String>,
+}
+
+impl ObjectAt {
+    /// `version` of `key`.
+    #[must_use]
+    pub fn version(key: Path, version: Option<String>) -> Self {
+        Self { key, version }
+    }
+}
+
+impl From<Path> for ObjectAt {
+    fn from(key: Path) -> Self {
+        Self { key, version: None }
+    }
+}
 
 /// What [`open_range`] found.
 #[derive(Debug)]
@@ -32,11 +56,12 @@ impl Opened {
 }
 
 /// Opens a reader over `[start, end]` (inclusive `end`, clamped to the
-/// object) of `key`, or to the end of the object without `end`.
+/// object) of `object` (its pinned version, if it names one), or to the end
+/// of the object without `end`.
 pub async fn open_range(
     runtime: Arc<StoreRuntime>,
     store: Arc<dyn ObjectStore>,
-    key: Path,
+    object: impl Into<ObjectAt>,
     resource: String,
     start: u64,
     end: Option<u64>,
@@ -49,13 +74,13 @@ pub async fn open_range(
             )));
         }
     }
+    let ObjectAt { key, version } = object.into();
     let chunk = (tuning.fetch_chunk_size.max(1)) as u64;
     let wanted_end = end.map_or(u64::MAX, |end| end.saturating_add(1));
     let first_end = wanted_end.min(start.saturating_add(chunk));
-    match store
-        .get_opts(&key, first_get_options(start..first_end))
-        .await
-    {
+    let mut first_options = first_get_options(start..first_end);
+    first_options.version.clone_from(&version);
+    match store.get_opts(&key, first_options).await {
         Ok(first) => {
             let size = first.meta.size;
             let first_range = first.range.clone();
@@ -79,7 +104,7 @@ pub async fn open_range(
             Failure::NotFound => Err(StoreError::not_found(resource)),
             // A range starting at or past the end is refused by the server
             // (416); the object's length tells an empty read from a bad one.
-            Failure::Permanent => match store.head(&key).await {
+            Failure::Permanent => match head(&*store, &key, version).await {
                 Ok(meta) if start == meta.size => Ok(Opened::Empty),
                 Ok(meta) if start > meta.size => Err(StoreError::InvalidArgument(format!(
                     "start_position {start} is past the end of {resource} ({} bytes)",
@@ -95,13 +120,33 @@ pub async fn open_range(
     }
 }
 
-/// Reads a whole (small) object.
+/// The metadata of `version` of `key` (the newest without one).
+async fn head(
+    store: &dyn ObjectStore,
+    key: &Path,
+    version: Option<String>,
+) -> object_store::Result<object_store::ObjectMeta> {
+    let options = GetOptions {
+        head: true,
+        version,
+        ..GetOptions::default()
+    };
+    Ok(store.get_opts(key, options).await?.meta)
+}
+
+/// Reads a whole (small) object, at its pinned version if `object` names
+/// one.
 pub async fn fetch_whole(
     store: Arc<dyn ObjectStore>,
-    key: Path,
+    object: impl Into<ObjectAt>,
     resource: String,
 ) -> Result<Vec<u8>> {
-    let fetched = async { store.get(&key).await?.bytes().await }.await;
+    let ObjectAt { key, version } = object.into();
+    let options = GetOptions {
+        version,
+        ..GetOptions::default()
+    };
+    let fetched = async { store.get_opts(&key, options).await?.bytes().await }.await;
     fetched
         .map(|bytes| bytes.to_vec())
         .map_err(|e| to_store_error(e, "read of", &resource))

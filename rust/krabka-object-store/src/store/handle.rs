@@ -5,7 +5,7 @@ use {
     super::{
         error::{Result, StoreError},
         runtime::StoreRuntime,
-        tuning::Tuning,
+        tuning::{CreateOnlyParts, Tuning},
     },
     crate::{ObjectStoreConfig, build_object_store},
     object_store::{ObjectStore, path::Path},
@@ -87,6 +87,13 @@ impl StoreHandle {
         handle.config = Some(config.clone());
         if let Some((threshold, chunk)) = multipart {
             handle.tuning = handle.tuning.with_multipart(threshold, chunk);
+        }
+        if matches!(config, ObjectStoreConfig::Gcs(_)) {
+            // A GCS bucket under Bucket Lock refuses to replace an object,
+            // so a key cannot be reserved first (see `CreateOnlyParts`).
+            handle.tuning = handle
+                .tuning
+                .with_create_only_parts(CreateOnlyParts::RetentionGuarded);
         }
         Ok(handle)
     }

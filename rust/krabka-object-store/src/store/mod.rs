@@ -32,8 +32,8 @@ pub use {
     handle::StoreHandle,
     runtime::StoreRuntime,
     tuning::{
-        DEFAULT_FETCH_CHUNK_SIZE, DEFAULT_FETCH_PARALLELISM, DEFAULT_PARTS_IN_FLIGHT, MAX_PARTS,
-        Tuning,
+        CreateOnlyParts, DEFAULT_FETCH_CHUNK_SIZE, DEFAULT_FETCH_PARALLELISM,
+        DEFAULT_PARTS_IN_FLIGHT, MAX_PARTS, Tuning,
     },
 };
 

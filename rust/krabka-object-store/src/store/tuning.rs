@@ -15,6 +15,27 @@ pub const DEFAULT_FETCH_PARALLELISM: usize = 4;
 /// S3's limit on the number of parts of one multipart upload.
 pub const MAX_PARTS: u64 = 10_000;
 
+/// How a create-only upload in parts keeps a second writer from replacing
+/// the first one's object. A multipart completion cannot carry a create-only
+/// precondition on either store, so the guarantee comes from the bucket,
+/// and the two buckets guarantee different things.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CreateOnlyParts {
+    /// S3 with versioning and Object Lock: the key is first reserved with an
+    /// empty create-only PUT (only one writer can), then the upload completes
+    /// as a new version of that key, whose version id is pinned. A bucket
+    /// that refuses to replace an object cannot work this way.
+    #[default]
+    ReserveKey,
+    /// GCS with a locked bucket retention policy (Bucket Lock): no
+    /// reservation. A HEAD first refuses a key that exists; the completion
+    /// then creates the object, and a completion that would replace an
+    /// object under retention is refused by the bucket itself (the start-up
+    /// probe checks that the bucket refuses a replacement). The generation
+    /// the completion returns is pinned.
+    RetentionGuarded,
+}
+
 /// How the tier splits uploads and downloads.
 ///
 /// Memory per copy is at most `max(multipart_threshold, parts_in_flight ×
@@ -32,6 +53,9 @@ pub struct Tuning {
     pub fetch_chunk_size: usize,
     /// Ranged GETs prefetched ahead of the reader.
     pub fetch_parallelism: usize,
+    /// How a create-only upload in parts is kept create-only; set from the
+    /// backend by [`StoreHandle::from_config`](super::StoreHandle::from_config).
+    pub create_only_parts: CreateOnlyParts,
 }
 
 impl Tuning {
@@ -48,6 +72,14 @@ impl Tuning {
     #[must_use]
     pub fn with_parts_in_flight(mut self, parts: usize) -> Self {
         self.parts_in_flight = parts.max(1);
+        self
+    }
+
+    /// The same tuning with create-only uploads in parts kept create-only
+    /// by `parts`.
+    #[must_use]
+    pub fn with_create_only_parts(mut self, parts: CreateOnlyParts) -> Self {
+        self.create_only_parts = parts;
         self
     }
 
@@ -69,6 +101,7 @@ impl Default for Tuning {
             parts_in_flight: DEFAULT_PARTS_IN_FLIGHT,
             fetch_chunk_size: DEFAULT_FETCH_CHUNK_SIZE,
             fetch_parallelism: DEFAULT_FETCH_PARALLELISM,
+            create_only_parts: CreateOnlyParts::default(),
         }
     }
 }

@@ -11,12 +11,12 @@ use {
     super::error::{Result, StoreError},
     super::{
         errors::to_store_error,
-        tuning::{MAX_PARTS, Tuning},
+        tuning::{CreateOnlyParts, MAX_PARTS, Tuning},
     },
     bytes::Bytes,
     object_store::{
-        MultipartUpload, ObjectStore, PutMode, PutMultipartOptions, PutOptions, PutPayload,
-        PutResult, path::Path,
+        MultipartUpload, ObjectStore, ObjectStoreExt, PutMode, PutMultipartOptions, PutOptions,
+        PutPayload, PutResult, path::Path,
     },
     sha2::{Digest, Sha256},
     std::{fs::File, future::Future, io::Read, path::PathBuf, sync::Arc},
@@ -38,10 +38,16 @@ pub enum UploadSource {
 pub enum WriteMode {
     /// A plain PUT: the last writer wins.
     Overwrite,
-    /// Create-only: a single PUT carries `If-None-Match: *`; a multipart
-    /// object first reserves its key with an empty create-only PUT (only one
-    /// writer can), then completes as a new version of that key, whose
-    /// version id must come back so a reader can pin it.
+    /// Create-only: a single PUT carries the store's create-only
+    /// precondition (`If-None-Match: *` on S3, `x-goog-if-generation-match:
+    /// 0` on GCS). A multipart completion cannot carry one on either store,
+    /// so an object in parts is kept create-only as
+    /// [`Tuning::create_only_parts`] says: on S3 the key is first reserved
+    /// with an empty create-only PUT and the upload completes as a new
+    /// version of it; on GCS the key must be absent and the bucket's locked
+    /// retention policy refuses a completion that would replace an object.
+    /// Either way the version id (S3) or generation (GCS) must come back so
+    /// a reader can pin it.
     CreateOnly,
 }
 
@@ -64,10 +70,12 @@ pub struct Uploaded {
 /// to SHA-256 in file order as it is read.
 ///
 /// # Errors
-/// [`StoreError::AlreadyExists`] when a create-only write finds the key;
-/// [`StoreError::Refused`] when a create-only multipart upload comes back
-/// without a version id (the bucket is not versioned); [`StoreError::Io`]
-/// for an unreadable file; [`StoreError::Cancelled`]; the store's errors.
+/// [`StoreError::AlreadyExists`] when a create-only write finds the key (on
+/// GCS also when the key appears while the parts go up and the bucket
+/// refuses the completion); [`StoreError::Refused`] when a create-only
+/// multipart upload comes back without a version id or generation (nothing
+/// to pin); [`StoreError::Io`] for an unreadable file;
+/// [`StoreError::Cancelled`]; the store's errors.
 pub async fn upload(
     store: &dyn ObjectStore,
     key: &Path,
@@ -91,16 +99,27 @@ pub async fn upload(
         let bytes = read_chunk(file, path, max).await?.1;
         return put_whole(store, key, bytes, mode, hash, cancel).await;
     }
-    if mode == WriteMode::CreateOnly {
+    let guard = (mode == WriteMode::CreateOnly).then_some(tuning.create_only_parts);
+    match guard {
         // Reserve the key: only one writer can ever create it.
-        create_only_put(store, key, Bytes::new(), cancel).await?;
+        Some(CreateOnlyParts::ReserveKey) => {
+            create_only_put(store, key, Bytes::new(), cancel).await?;
+        }
+        Some(CreateOnlyParts::RetentionGuarded) => refuse_existing(store, key, cancel).await?,
+        None => {}
     }
     let mut hasher = hash.then(Sha256::new);
-    let result =
-        upload_multipart(store, key, file, path, len, tuning, cancel, hasher.as_mut()).await?;
-    if mode == WriteMode::CreateOnly && result.version.is_none() {
+    let uploaded =
+        upload_multipart(store, key, file, path, len, tuning, cancel, hasher.as_mut()).await;
+    let result = match (guard, uploaded) {
+        (Some(CreateOnlyParts::RetentionGuarded), Err(err)) => {
+            return Err(existing_or(store, key, err).await);
+        }
+        (_, uploaded) => uploaded?,
+    };
+    if guard.is_some() && result.version.is_none() {
         return Err(StoreError::Refused(format!(
-            "the multipart upload of {key} came back without a version id: the bucket is not versioned, so the reserved key cannot be pinned"
+            "the multipart upload of {key} came back without a version id or generation, so a reader cannot pin it (is the bucket versioned on S3?)"
         )));
     }
     Ok(Uploaded {
@@ -153,6 +172,11 @@ async fn put_whole(
 
 /// One create-only PUT of `bytes`.
 ///
+/// A write the store refuses (403) while the key exists is also
+/// [`StoreError::AlreadyExists`]: a GCS bucket under a retention policy may
+/// answer a create-only write onto a retained object with its retention
+/// refusal rather than the failed precondition.
+///
 /// # Errors
 /// [`StoreError::AlreadyExists`] when the key exists; the store's errors.
 pub async fn create_only_put(
@@ -162,20 +186,68 @@ pub async fn create_only_put(
     cancel: &CancellationToken,
 ) -> Result<PutResult> {
     refuse_if_cancelled(cancel, key)?;
-    store
+    let put = store
         .put_opts(
             key,
             PutPayload::from(bytes),
             PutOptions::from(PutMode::Create),
         )
-        .await
-        .map_err(|err| match err {
-            object_store::Error::AlreadyExists { .. } => StoreError::AlreadyExists {
-                resource: key.to_string(),
-                source: Some(Box::new(err)),
-            },
-            other => to_store_error(other, "create-only write of", key.as_ref()),
-        })
+        .await;
+    match put {
+        Ok(result) => Ok(result),
+        Err(err @ object_store::Error::AlreadyExists { .. }) => Err(already_exists(key, err)),
+        Err(err @ object_store::Error::PermissionDenied { .. }) => {
+            let refused = to_store_error(err, "create-only write of", key.as_ref());
+            Err(existing_or(store, key, refused).await)
+        }
+        Err(other) => Err(to_store_error(other, "create-only write of", key.as_ref())),
+    }
+}
+
+fn already_exists(
+    key: &Path,
+    source: impl std::error::Error + Send + Sync + 'static,
+) -> StoreError {
+    StoreError::AlreadyExists {
+        resource: key.to_string(),
+        source: Some(Box::new(source)),
+    }
+}
+
+/// [`StoreError::AlreadyExists`] when `key` exists (one HEAD), so a
+/// create-only upload in parts does not send a whole object the bucket
+/// will refuse.
+async fn refuse_existing(
+    store: &dyn ObjectStore,
+    key: &Path,
+    cancel: &CancellationToken,
+) -> Result<()> {
+    let head = cancellable(cancel, key, async { Ok(store.head(key).await) }).await?;
+    match head {
+        Ok(_) => Err(StoreError::AlreadyExists {
+            resource: key.to_string(),
+            source: None,
+        }),
+        Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(err) => Err(to_store_error(err, "existence check of", key.as_ref())),
+    }
+}
+
+/// `failed` as the outcome of a create-only write, unless `key` now exists:
+/// then the write lost to another writer's object, which the bucket kept
+/// ([`StoreError::AlreadyExists`], `failed` as the cause). A cancelled
+/// write stays cancelled, and a failed HEAD leaves `failed` as it was.
+async fn existing_or(store: &dyn ObjectStore, key: &Path, failed: StoreError) -> StoreError {
+    if matches!(
+        failed,
+        StoreError::Cancelled(_) | StoreError::AlreadyExists { .. }
+    ) {
+        return failed;
+    }
+    match store.head(key).await {
+        Ok(_) => already_exists(key, failed),
+        Err(_) => failed,
+    }
 }
 
 /// [`StoreError::Cancelled`] once `cancel` fired.

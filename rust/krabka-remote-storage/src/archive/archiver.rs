@@ -2,37 +2,51 @@
 //!
 //! One copy, in order:
 //!
-//! 1. every object is uploaded create-only and hashed in the same pass: a
-//!    single-PUT object with `PutMode::Create`; a multipart object first
-//!    reserves its key with an empty create-only write, then is uploaded as
-//!    a new version whose version id the manifest pins;
-//! 2. the manifest is sealed at the partition's chain tip, derived from the
-//!    bucket (the `_chain/` seals) and cached per partition;
-//! 3. the **seal** — the manifest's bytes under
+//! 1. the **position**: the partition's next chain position, cached or
+//!    derived from the bucket ([`derive_tip`](super::tip::derive_tip):
+//!    only seals signed by a trusted key count, foreign objects are routed
+//!    around, and the seal it extends gets its manifest finished first). A
+//!    cached position is used only while it is still free (one HEAD) and
+//!    no newer leader epoch has appeared, so a stale tip after a leadership
+//!    bounce uploads nothing;
+//! 2. every object is uploaded create-only and hashed in the same pass: a
+//!    single-PUT object with `PutMode::Create`; a multipart object, on S3,
+//!    first reserves its key with an empty create-only write, then is
+//!    uploaded as a new version whose version id the manifest pins; on a GCS
+//!    Bucket Lock bucket (no versioning) it is uploaded in parts directly,
+//!    the bucket's retention refusing to replace an existing object, and its
+//!    generation is pinned (the store layer's `Tuning::create_only_parts`);
+//! 3. the **seal** — the signed manifest's bytes under
 //!    `<partition>/_chain/<epoch id>/<seq:020>.seal` — is written
 //!    create-only. It is the commit point and the fence: of two writers that
 //!    take the same position only one can create the seal; the other fails
 //!    with [`RemoteStorageError::Retryable`], forgets its cached tip, and its
 //!    retry continues the chain after the winner;
-//! 4. the manifest is written create-only beside the segment
-//!    (`….manifest`).
+//! 4. the **manifest** (the same bytes) is written create-only beside the
+//!    segment (`….manifest`), finishing the commit. This write is never
+//!    cancelled and is retried; a create-only write that finds identical
+//!    bytes already there succeeds. If it still fails, the copy reports
+//!    [`RemoteStorageError::Retryable`] and the next copy of the partition
+//!    finishes it (step 1) before it extends the chain.
 //!
 //! A crash before step 3 leaves only unreferenced objects, never a manifest
-//! naming missing ones.
+//! naming missing ones; a crash between steps 3 and 4 leaves a committed
+//! but unfinished copy that the next copy repairs and the verifier does not
+//! mistake for tampering.
 
 use {
+    super::tip::derive_tip,
     crate::{
         segment_keys::SegmentKeys,
         store_bridge::{spi_error, store_token},
     },
     bytes::Bytes,
-    futures_util::TryStreamExt,
     krabka_kafka::{
         CancellationToken, CustomMetadata, IndexType, LOG_FILE_SUFFIX, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageError, Result,
     },
     krabka_object_store::{
-        StoreError,
+        StoreError, StoreErrorClass,
         store::{
             Tuning,
             errors::to_store_error,
@@ -40,14 +54,15 @@ use {
         },
     },
     krabka_worm::{
-        CHAIN_DIR, ChainHead, ChainStamp, EpochId, MANIFEST_SUFFIX, ManifestBody, ManifestSeq,
-        ManifestSigner, ObjectEntry, SegmentIdentity, SegmentManifest, Sha256Digest,
-        WormChainRecord, genesis_epoch, manifest_head, parse_seal_name, seal_key,
+        ChainHead, ChainStamp, MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, ManifestBody, ManifestSigner,
+        ObjectEntry, SegmentIdentity, SegmentManifest, Sha256Digest, TrustedManifestKeys,
+        WormChainRecord, genesis_epoch, manifest_head, seal_key,
     },
-    object_store::{ObjectStore, ObjectStoreExt, PutResult, path::Path},
+    object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutResult, path::Path},
     std::{
-        collections::{BTreeMap, HashMap},
+        collections::HashMap,
         sync::{Arc, Mutex, PoisonError},
+        time::Duration,
     },
 };
 
@@ -91,28 +106,73 @@ pub struct WormArchiver {
     store: Arc<dyn ObjectStore>,
     prefix: Option<String>,
     signer: ManifestSigner,
+    /// Whose seals the chain may build on: the signer's key and any key
+    /// configured as trusted (brokers with different keys share a chain).
+    trusted: TrustedManifestKeys,
     tuning: Tuning,
     /// Next chain position per partition directory.
-    tips: Mutex<HashMap<String, ChainStamp>>,
+    tips: Mutex<HashMap<String, CachedTip>>,
 }
+
+/// A cached next chain position.
+#[derive(Debug, Clone, Copy)]
+struct CachedTip {
+    next: ChainStamp,
+    /// The highest leader epoch of the copies that used it: a copy from a
+    /// newer leader epoch means leadership moved, and another broker may
+    /// have extended the chain meanwhile.
+    leader_epoch: i32,
+}
+
+/// Attempts of the create-only manifest write that finishes a commit.
+const FINISH_ATTEMPTS: u32 = 4;
 
 impl WormArchiver {
     /// An archiver writing through `store` under `prefix` (already
     /// trimmed, as [`S3RemoteStorage::prefix`](crate::S3RemoteStorage::prefix)),
-    /// signing with `signer`.
+    /// signing with `signer` and trusting only its own seals.
     #[must_use]
     pub fn new(
         store: Arc<dyn ObjectStore>,
         prefix: Option<String>,
         signer: ManifestSigner,
     ) -> Self {
+        let mut trusted = TrustedManifestKeys::new();
+        trusted
+            .insert(signer.key_id(), &signer.public_key())
+            .expect("a signer's own key id and public key are valid");
         Self {
             store,
             prefix,
             signer,
+            trusted,
             tuning: Tuning::default(),
             tips: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same archiver also building on seals signed by the keys of
+    /// `others` (other brokers writing the same chains with their own keys).
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] when `others` holds the signer's key
+    /// id with another public key.
+    pub fn with_trusted_keys(mut self, others: &TrustedManifestKeys) -> Result<Self> {
+        for key_id in others.key_ids() {
+            let Some(public_key) = others.public_key(key_id) else {
+                continue;
+            };
+            if self.trusted.public_key(key_id) == Some(public_key) {
+                continue;
+            }
+            self.trusted
+                .insert(key_id, &public_key)
+                .map_err(|err| RemoteStorageError::Config {
+                    what: "archive trusted keys",
+                    source: Box::new(err),
+                })?;
+        }
+        Ok(self)
     }
 
     /// Multipart threshold and part size (as
@@ -136,6 +196,12 @@ impl WormArchiver {
         self.signer.key_id()
     }
 
+    /// The keys whose seals the chain builds on.
+    #[must_use]
+    pub fn trusted(&self) -> &TrustedManifestKeys {
+        &self.trusted
+    }
+
     /// Forgets every cached chain tip (after a leadership change): the next
     /// copy of each partition re-derives its tip from the bucket.
     pub fn forget_tips(&self) {
@@ -150,10 +216,12 @@ impl WormArchiver {
     /// # Errors
     /// [`RemoteStorageError::AlreadyExists`] when an object key of this copy
     /// exists already; [`RemoteStorageError::Retryable`] when another writer
-    /// took the chain position first (retrying continues the chain);
-    /// [`RemoteStorageError::Refused`] when a multipart object comes back
-    /// without a version id (the bucket is not versioned); the store's
-    /// errors otherwise.
+    /// took the chain position first (retrying continues the chain) or when
+    /// the copy committed but its manifest could not be written (the next
+    /// copy finishes it); [`RemoteStorageError::Refused`] when a multipart
+    /// object comes back without a version id (the bucket is not
+    /// versioned); [`RemoteStorageError::Corrupt`] when the partition's
+    /// chain is forked; the store's errors.
     pub async fn archive(
         &self,
         metadata: &RemoteLogSegmentMetadata,
@@ -161,14 +229,14 @@ impl WormArchiver {
         cancel: &CancellationToken,
     ) -> Result<SealedManifest> {
         let keys = SegmentKeys::new(self.prefix.as_deref(), metadata);
+        let dir = keys.partition_dir().to_owned();
         let cancel = store_token(cancel);
+        let stamp = self.position(&dir, metadata).await?;
         let mut objects = Vec::new();
         for (suffix, source) in sources_of(segment) {
             let key = keys.with_suffix(suffix).map_err(spi_error)?;
             objects.push(self.upload(suffix, &key, source, &cancel).await?);
         }
-        let dir = keys.partition_dir().to_owned();
-        let stamp = self.tip(&dir, genesis_epoch(metadata)).await?;
         let body = ManifestBody::new(SegmentIdentity::from_metadata(metadata), objects, stamp);
         let manifest = self.signer.seal(body);
         let head = manifest_head(&manifest.body);
@@ -186,11 +254,19 @@ impl WormArchiver {
                 },
                 other => spi_error(other),
             });
-        let committed = self.record_outcome(&dir, &stamp, head, committed)?;
+        let committed =
+            self.record_outcome(&dir, &stamp, head, leader_epoch(metadata), committed)?;
         let manifest_path = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
-        create_only_put(&*self.store, &manifest_path, bytes, &cancel)
-            .await
-            .map_err(archived_object_error)?;
+        if let Err(err) = self.finish_commit(manifest_path.as_ref(), bytes).await {
+            self.forget_tip(&dir);
+            return Err(RemoteStorageError::Retryable {
+                message: format!(
+                    "segment {} committed at {seal}, but its manifest could not be written; the next copy of this partition finishes it",
+                    metadata.remote_log_segment_id()
+                ),
+                source: Some(Box::new(err)),
+            });
+        }
         Ok(SealedManifest {
             manifest,
             head,
@@ -200,18 +276,131 @@ impl WormArchiver {
         })
     }
 
+    /// The chain position this copy takes: the cached one while it is
+    /// still free and no newer leader epoch appeared, else derived from the
+    /// bucket (finishing the commit of the seal it extends).
+    async fn position(&self, dir: &str, metadata: &RemoteLogSegmentMetadata) -> Result<ChainStamp> {
+        let leader_epoch = leader_epoch(metadata);
+        let cached = self
+            .tips
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(dir)
+            .copied();
+        if let Some(cached) = cached.filter(|c| c.leader_epoch >= leader_epoch) {
+            if self.is_free(dir, &cached.next).await? {
+                return Ok(cached.next);
+            }
+            tracing::info!(
+                dir,
+                seq = cached.next.seq.0,
+                "the cached chain position was taken; deriving the tip from the bucket"
+            );
+        }
+        let derived = derive_tip(&*self.store, dir, genesis_epoch(metadata), &self.trusted).await?;
+        for foreign in &derived.foreign {
+            tracing::warn!(
+                key = %foreign.key,
+                reason = %foreign.reason,
+                "foreign object at a chain position: not a seal of this archive's writers; the chain routes around it"
+            );
+        }
+        if let Some(tip) = &derived.extends {
+            self.finish_commit(&tip.manifest_key, Bytes::from(tip.bytes.clone()))
+                .await
+                .map_err(|err| RemoteStorageError::Retryable {
+                    message: format!(
+                        "the manifest of {} (a committed copy) could not be finished; the chain is extended only after it is",
+                        tip.seal_key
+                    ),
+                    source: Some(Box::new(err)),
+                })?;
+        }
+        self.tips
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                dir.to_owned(),
+                CachedTip {
+                    next: derived.next,
+                    leader_epoch,
+                },
+            );
+        Ok(derived.next)
+    }
+
+    /// Whether no object holds the seal position `stamp` of `dir`.
+    async fn is_free(&self, dir: &str, stamp: &ChainStamp) -> Result<bool> {
+        let key = seal_key(dir, stamp.epoch_id, stamp.seq);
+        match self.store.head(&Path::from(key.as_str())).await {
+            Ok(_) => Ok(false),
+            Err(object_store::Error::NotFound { .. }) => Ok(true),
+            Err(err) => Err(spi_error(to_store_error(
+                err,
+                "check of chain position",
+                &key,
+            ))),
+        }
+    }
+
+    /// Writes the manifest that finishes a commit: create-only, never
+    /// cancelled (the seal is in), retried on transient failures; identical
+    /// bytes already there are success.
+    async fn finish_commit(&self, key: &str, bytes: Bytes) -> std::result::Result<(), StoreError> {
+        let path = Path::from(key);
+        let never = tokio_util::sync::CancellationToken::new();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match create_only_put(&*self.store, &path, bytes.clone(), &never).await {
+                Ok(_) => return Ok(()),
+                Err(StoreError::AlreadyExists { .. }) => {
+                    return self.check_existing_manifest(&path, &bytes).await;
+                }
+                Err(err)
+                    if attempt < FINISH_ATTEMPTS && err.class() == StoreErrorClass::Retryable =>
+                {
+                    tracing::warn!(key, attempt, error = %err, "manifest write failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// A manifest key already holds an object: identical bytes finished the
+    /// commit before; other bytes are left for the verifier to report.
+    async fn check_existing_manifest(
+        &self,
+        path: &Path,
+        bytes: &Bytes,
+    ) -> std::result::Result<(), StoreError> {
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(0..MAX_MANIFEST_BYTES as u64 + 1)),
+            ..GetOptions::default()
+        };
+        let existing = async { self.store.get_opts(path, options).await?.bytes().await }
+            .await
+            .map_err(|err| to_store_error(err, "read of", path.as_ref()))?;
+        if existing != *bytes {
+            tracing::warn!(key = %path, "another object sits where this manifest belongs; the seal commits the copy and the verifier reports the mismatch");
+        }
+        Ok(())
+    }
+
     /// Caches the next position after a commit, forgets it after a failure.
     fn record_outcome(
         &self,
         dir: &str,
         stamp: &ChainStamp,
         head: ChainHead,
+        leader_epoch: i32,
         committed: Result<PutResult>,
     ) -> Result<PutResult> {
         let mut tips = self.tips.lock().unwrap_or_else(PoisonError::into_inner);
         match (&committed, stamp.next(head)) {
             (Ok(_), Some(next)) => {
-                tips.insert(dir.to_owned(), next);
+                tips.insert(dir.to_owned(), CachedTip { next, leader_epoch });
             }
             _ => {
                 tips.remove(dir);
@@ -220,23 +409,11 @@ impl WormArchiver {
         committed
     }
 
-    /// The next chain position of `dir`: cached, or derived from the seals
-    /// in the bucket.
-    async fn tip(&self, dir: &str, genesis: EpochId) -> Result<ChainStamp> {
-        if let Some(stamp) = self
-            .tips
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(dir)
-        {
-            return Ok(*stamp);
-        }
-        let stamp = derive_tip(&*self.store, dir, genesis).await?;
+    fn forget_tip(&self, dir: &str) {
         self.tips
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(dir.to_owned(), stamp);
-        Ok(stamp)
+            .remove(dir);
     }
 
     async fn upload(
@@ -259,6 +436,15 @@ impl WormArchiver {
         .map_err(archived_object_error)?;
         Ok(entry(suffix, key, uploaded))
     }
+}
+
+/// The highest leader epoch of the segment (`-1` without any).
+fn leader_epoch(metadata: &RemoteLogSegmentMetadata) -> i32 {
+    metadata
+        .segment_leader_epochs()
+        .keys()
+        .next_back()
+        .map_or(-1, |epoch| epoch.0)
 }
 
 /// The objects of one segment copy, in upload order: the indexes, then the
@@ -318,71 +504,4 @@ fn archived_object_error(err: StoreError) -> RemoteStorageError {
         },
         other => spi_error(other),
     }
-}
-
-/// Derives the next chain position of `dir` from its seals: the newest seal
-/// of each epoch is read, and the one with the greatest
-/// `(segment start offset, seq)` gives the tip; without seals the chain
-/// starts at seq 0 of `genesis` (the partition's [`genesis_epoch`], so two
-/// writers starting an empty partition contend for the same first seal).
-///
-/// # Errors
-/// [`RemoteStorageError::Corrupt`] when the newest seal does not decode or
-/// does not match its key (the writer stops rather than fork the chain);
-/// the store's errors.
-pub async fn derive_tip(
-    store: &dyn ObjectStore,
-    dir: &str,
-    genesis: EpochId,
-) -> Result<ChainStamp> {
-    let chain_dir = format!("{dir}/{CHAIN_DIR}/");
-    let listed: Vec<_> = store
-        .list(Some(&Path::from(format!("{dir}/{CHAIN_DIR}"))))
-        .try_collect()
-        .await
-        .map_err(|e| spi_error(to_store_error(e, "listing of", &chain_dir)))?;
-    let mut newest: BTreeMap<EpochId, ManifestSeq> = BTreeMap::new();
-    for meta in &listed {
-        let Some((epoch, seq)) = meta
-            .location
-            .as_ref()
-            .strip_prefix(&chain_dir)
-            .and_then(parse_seal_name)
-        else {
-            continue;
-        };
-        let slot = newest.entry(epoch).or_insert(seq);
-        *slot = (*slot).max(seq);
-    }
-    let mut best: Option<((i64, ManifestSeq), ChainStamp)> = None;
-    for (epoch, seq) in newest {
-        let key = seal_key(dir, epoch, seq);
-        let bytes = store
-            .get(&Path::from(key.as_str()))
-            .await
-            .map_err(|e| spi_error(to_store_error(e, "read of chain seal", &key)))?
-            .bytes()
-            .await
-            .map_err(|e| spi_error(to_store_error(e, "read of chain seal", &key)))?;
-        let manifest = SegmentManifest::from_bytes(&bytes)?;
-        let chain = manifest.body.chain;
-        if chain.epoch_id != epoch || chain.seq != seq {
-            return Err(RemoteStorageError::Corrupt {
-                format: "WORM manifest",
-                detail: format!(
-                    "chain seal {key} records epoch {} seq {}",
-                    chain.epoch_id, chain.seq
-                ),
-            });
-        }
-        let head = manifest_head(&manifest.body);
-        let Some(next) = chain.next(head) else {
-            continue;
-        };
-        let rank = (manifest.body.segment.start_offset, seq);
-        if best.as_ref().is_none_or(|(best, _)| rank > *best) {
-            best = Some((rank, next));
-        }
-    }
-    Ok(best.map_or_else(|| ChainStamp::genesis(genesis), |(_, stamp)| stamp))
 }

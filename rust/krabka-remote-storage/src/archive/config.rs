@@ -1,6 +1,10 @@
 //! [`WormConfig`]: what a write-once archive tier needs beyond its bucket.
 
-use {krabka_kafka::RemoteStorageError, krabka_worm::ManifestSigner, std::path::PathBuf};
+use {
+    krabka_kafka::RemoteStorageError,
+    krabka_worm::{ManifestSigner, TrustedManifestKeys},
+    std::{collections::BTreeMap, path::PathBuf},
+};
 
 /// The configuration of a [`WormRemoteStorage`](super::WormRemoteStorage)
 /// ([`WormRemoteStorage::open`](super::WormRemoteStorage::open), or
@@ -16,6 +20,11 @@ pub struct WormConfig {
     /// Refuse every fetch before touching the store: the archive is a sink
     /// only, read back by auditors, never by consumers through this tier.
     pub write_only: bool,
+    /// Other writers' Ed25519 public keys by key id: their seals count
+    /// toward a partition's chain tip, so brokers signing with different
+    /// keys share one chain. The signer's own key is always trusted; a seal
+    /// signed by any other key is a foreign object the chain routes around.
+    pub trusted_keys: BTreeMap<String, [u8; 32]>,
 }
 
 impl WormConfig {
@@ -26,7 +35,32 @@ impl WormConfig {
             signing_key_path: signing_key_path.into(),
             key_id: key_id.into(),
             write_only: false,
+            trusted_keys: BTreeMap::new(),
         }
+    }
+
+    /// The same configuration also trusting the seals of `key_id`'s
+    /// `public_key`.
+    #[must_use]
+    pub fn with_trusted_key(mut self, key_id: impl Into<String>, public_key: [u8; 32]) -> Self {
+        self.trusted_keys.insert(key_id.into(), public_key);
+        self
+    }
+
+    /// The other writers' keys as a trusted key set.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] for an invalid key id or public key.
+    pub fn trusted(&self) -> krabka_kafka::Result<TrustedManifestKeys> {
+        TrustedManifestKeys::from_pairs(
+            self.trusted_keys
+                .iter()
+                .map(|(key_id, public_key)| (key_id.as_str(), public_key.as_slice())),
+        )
+        .map_err(|err| RemoteStorageError::Config {
+            what: "archive trusted keys",
+            source: Box::new(err),
+        })
     }
 
     /// The same configuration with [`WormConfig::write_only`] set.

@@ -4,25 +4,30 @@
 //! The whole contract is on [`WormRemoteStorage`].
 
 mod archiver;
+mod committed;
 mod config;
+mod tip;
 
 use {
     crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
+    committed::{Committed, CommittedSegments},
+    futures_util::TryStreamExt,
     krabka_kafka::{
-        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
-        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result, SegmentReader,
+        CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LOG_FILE_SUFFIX,
+        LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
+        SegmentReader,
     },
     krabka_object_store::{
-        prove_write_once,
-        store::{StoreHandle, errors::to_store_error},
+        CREATE_ONLY_PROBE_DIR, prove_write_once,
+        store::{StoreHandle, errors::to_store_error, fetch::ObjectAt},
     },
-    krabka_worm::{MANIFEST_SUFFIX, ManifestSigner},
-    object_store::ObjectStoreExt,
+    krabka_worm::ManifestSigner,
     std::sync::Arc,
 };
 pub use {
-    archiver::{SealedManifest, WormArchiver, derive_tip},
+    archiver::{SealedManifest, WormArchiver},
     config::WormConfig,
+    tip::{DerivedTip, ForeignObject, TipSeal, derive_tip},
 };
 
 /// A write-once archive tier: every copy is create-only and sealed onto a
@@ -35,7 +40,9 @@ pub use {
 ///
 /// - **Start-up proves the bucket write-once** ([`WormRemoteStorage::open`]):
 ///   on S3, versioning `Enabled` and Object Lock with a COMPLIANCE default
-///   retention; on GCS, versioning and a locked retention policy; on both, a
+///   retention; on GCS, a locked retention policy (Bucket Lock) and no
+///   versioning, which Google does not allow beside one, and an overwrite of
+///   the probe object that the bucket refuses; on both, a
 ///   second create-only write of a fresh probe key must be refused. Anything
 ///   else is [`RemoteStorageError::Refused`], before any segment is written.
 /// - **Copies are create-only** and sealed onto the partition's signed hash
@@ -59,6 +66,8 @@ pub use {
 pub struct WormRemoteStorage {
     store: StoreHandle,
     archiver: Arc<WormArchiver>,
+    /// Committed copies read by fetches.
+    committed: CommittedSegments,
     write_only: bool,
     /// What proved the bucket write-once at start-up.
     evidence: String,
@@ -81,9 +90,39 @@ impl WormRemoteStorage {
             Arc::clone(store.store()),
             store.prefix().map(str::to_owned),
         );
+        let trusted = config.trusted()?;
         let evidence = store.runtime().block_on(prove).map_err(spi_error)?;
         tracing::info!(%evidence, key_id = signer.key_id(), write_only = config.write_only, "WORM archive tier on");
-        Ok(Self::unchecked(store, signer, config.write_only, evidence))
+        let archiver = Self::archiver_on(&store, signer).with_trusted_keys(&trusted)?;
+        Ok(Self::with_archiver(
+            store,
+            archiver,
+            config.write_only,
+            evidence,
+        ))
+    }
+
+    /// Whether the bucket under `store`'s prefix holds a write-once archive:
+    /// an archive tier opened there once (it leaves its create-only probe
+    /// objects, which nothing may delete). The plain tier refuses such a
+    /// bucket unless told otherwise, so that turning `worm.enabled` off
+    /// cannot silently start overwriting and deleting beside an archive.
+    ///
+    /// # Errors
+    /// The store's error when the prefix cannot be listed.
+    pub fn holds_archive(store: &StoreHandle) -> Result<bool> {
+        let probe_dir = store.key(CREATE_ONLY_PROBE_DIR).map_err(spi_error)?;
+        let resource = format!("listing of {probe_dir}/");
+        let objects = Arc::clone(store.store());
+        let first = async move {
+            objects
+                .list(Some(&probe_dir))
+                .try_next()
+                .await
+                .map_err(|err| to_store_error(err, "read of", &resource))
+        };
+        let first = store.runtime().block_on(first).map_err(spi_error)?;
+        Ok(first.is_some())
     }
 
     /// The archive without the bucket proof: for tests over in-memory
@@ -95,15 +134,30 @@ impl WormRemoteStorage {
         write_only: bool,
         evidence: String,
     ) -> Self {
-        let archiver = WormArchiver::new(
+        let archiver = Self::archiver_on(&store, signer);
+        Self::with_archiver(store, archiver, write_only, evidence)
+    }
+
+    /// An archiver writing through `store`, signed by `signer`.
+    fn archiver_on(store: &StoreHandle, signer: ManifestSigner) -> WormArchiver {
+        WormArchiver::new(
             Arc::clone(store.store()),
             store.prefix().map(str::to_owned),
             signer,
         )
-        .with_tuning(store.tuning());
+        .with_tuning(store.tuning())
+    }
+
+    fn with_archiver(
+        store: StoreHandle,
+        archiver: WormArchiver,
+        write_only: bool,
+        evidence: String,
+    ) -> Self {
         Self {
             store,
             archiver: Arc::new(archiver),
+            committed: CommittedSegments::default(),
             write_only,
             evidence,
         }
@@ -133,35 +187,47 @@ impl WormRemoteStorage {
         self.store.store()
     }
 
-    /// The keys a fetch of the segment may read: refused in a write-only
-    /// archive (before any request), `NotFound` unless the segment's copy
-    /// committed.
+    /// The committed copy of the segment a fetch reads: refused in a
+    /// write-only archive (before any request), `NotFound` unless the
+    /// segment's copy committed.
     ///
     /// The manifest beside the segment is written last, after the seal that
     /// commits the copy. Without it, what lies under the segment's keys is
     /// left over from a copy that failed or was cancelled (and cannot be
     /// deleted): among it the empty create-only reservation of a multipart
-    /// log, which must not read as an empty segment. One HEAD per fetch.
-    fn committed_keys(&self, metadata: &RemoteLogSegmentMetadata) -> Result<SegmentKeys> {
-        let id = metadata.remote_log_segment_id();
+    /// log, which must not read as an empty segment. The manifest is read
+    /// once per segment (then cached) and names the version of each object
+    /// to read.
+    fn committed(&self, metadata: &RemoteLogSegmentMetadata) -> Result<Arc<Committed>> {
         if self.write_only {
             return Err(RemoteStorageError::Refused(format!(
-                "segment {id} is in a write-only archive: fetches are refused"
+                "segment {} is in a write-only archive: fetches are refused",
+                metadata.remote_log_segment_id()
             )));
         }
-        let keys = self.keys(metadata);
-        let manifest = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
-        let resource = format!("manifest of segment {id} (its copy never committed)");
-        let store = Arc::clone(self.store.store());
-        let head = async move {
-            store
-                .head(&manifest)
-                .await
-                .map(drop)
-                .map_err(|err| to_store_error(err, "read of", &resource))
-        };
-        self.store.runtime().block_on(head).map_err(spi_error)?;
-        Ok(keys)
+        self.committed.get(
+            &self.store,
+            &self.keys(metadata),
+            metadata,
+            self.archiver.trusted(),
+        )
+    }
+
+    /// The pinned object with `suffix` of the segment's committed copy.
+    fn pinned(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        suffix: &str,
+        what: &str,
+    ) -> Result<ObjectAt> {
+        self.committed(metadata)?
+            .object(suffix)
+            .ok_or_else(|| RemoteStorageError::NotFound {
+                resource: format!(
+                    "{what} of segment {} (its committed copy has none)",
+                    metadata.remote_log_segment_id()
+                ),
+            })
     }
 
     fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
@@ -194,7 +260,7 @@ impl RemoteStorageManager for WormRemoteStorage {
     ) -> Result<SegmentReader> {
         object_reads::log_range(
             &self.store,
-            &self.committed_keys(metadata)?,
+            self.pinned(metadata, LOG_FILE_SUFFIX, "log")?,
             metadata,
             start_position,
             end_position,
@@ -206,12 +272,8 @@ impl RemoteStorageManager for WormRemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
-        object_reads::index(
-            &self.store,
-            &self.committed_keys(metadata)?,
-            metadata,
-            index,
-        )
+        let object = self.pinned(metadata, index.suffix(), index.kafka_name())?;
+        object_reads::index(&self.store, object, metadata, index)
     }
 
     fn delete_log_segment_data(

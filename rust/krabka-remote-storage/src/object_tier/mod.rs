@@ -92,6 +92,12 @@ impl S3RemoteStorage {
         Self { store }
     }
 
+    /// The store handle this tier writes through.
+    #[must_use]
+    pub fn store_handle(&self) -> &StoreHandle {
+        &self.store
+    }
+
     /// The store handle this tier writes through (to build another tier,
     /// such as the write-once archive, on the same bucket).
     #[must_use]
@@ -161,8 +167,9 @@ impl S3RemoteStorage {
         SegmentKeys::new(self.store.prefix(), metadata)
     }
 
-    /// Best effort: deletes every object the segment can have, the log
-    /// first, after a failed copy.
+    /// Best effort, after a failed copy: deletes every object the segment
+    /// can have (the log and all five indexes) in one bulk delete; a
+    /// failure is logged, the copy's own error is what the caller reports.
     fn remove_segment_objects(&self, metadata: &RemoteLogSegmentMetadata) {
         let removed = self.keys(metadata).all().and_then(|keys| {
             let delete = delete_keys(Arc::clone(self.store.store()), keys, "a failed copy");
@@ -210,9 +217,10 @@ impl RemoteStorageManager for S3RemoteStorage {
         start_position: u64,
         end_position: Option<u64>,
     ) -> Result<SegmentReader> {
+        let log = self.keys(metadata).log().map_err(spi_error)?;
         object_reads::log_range(
             &self.store,
-            &self.keys(metadata),
+            log.into(),
             metadata,
             start_position,
             end_position,
@@ -224,7 +232,8 @@ impl RemoteStorageManager for S3RemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
-        object_reads::index(&self.store, &self.keys(metadata), metadata, index)
+        let object = self.keys(metadata).index(index).map_err(spi_error)?;
+        object_reads::index(&self.store, object.into(), metadata, index)
     }
 
     fn delete_log_segment_data(

@@ -52,6 +52,13 @@ with --access-key/--secret-key); a bucket found locked stays locked (AWS cannot 
 an unlocked answer is asked again after a second. A lookup that fails is an error (502), never a
 silent pass.
 
+Test faults (not an AWS rule; for crash and failure tests): the path /_krabka-faults (no bucket name
+can start with "_") controls them. POST /_krabka-faults?suffix=S&count=N&mode=fail makes the next N
+PUTs of a key ending in S fail with 503 SlowDown, as S3 answers when it throttles; mode=hold instead
+holds each of the next N such PUTs unanswered and unforwarded until DELETE /_krabka-faults releases
+them (they then fail with 503) or 600 seconds pass. GET /_krabka-faults answers JSON counters
+{"failed": ..., "held": ..., "holding": ...}. DELETE also clears every pending fault and the counters.
+
 Usage:
   front.py --port 8334 --upstream http://127.0.0.1:8333 [--access-key test --secret-key testtesttest]
            [--region us-east-1]
@@ -63,6 +70,7 @@ import binascii
 import hashlib
 import hmac
 import http.client
+import json
 import re
 import sys
 import threading
@@ -529,6 +537,77 @@ def check(request, locks, uploads):
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", "te", "trailer"}
 
 
+FAULTS_PATH = "/_krabka-faults"
+
+
+class Faults:
+    """Injected failures of PUTs by key suffix (see "Test faults" above). Thread-safe."""
+
+    HOLD_LIMIT = 600
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.suffix, self.left, self.mode = None, 0, None
+        self.failed = self.held = self.holding = 0
+        self.generation = 0
+
+    def arm(self, suffix, count, mode):
+        with self.lock:
+            self.suffix, self.left, self.mode = suffix, count, mode
+
+    def clear(self):
+        with self.lock:
+            self.suffix, self.left, self.mode = None, 0, None
+            self.failed = self.held = 0
+            self.generation += 1
+            self.lock.notify_all()
+
+    def counters(self):
+        with self.lock:
+            return {"failed": self.failed, "held": self.held, "holding": self.holding}
+
+    def strikes(self, request):
+        """Whether this request is to fail (after holding it, in mode hold)."""
+        with self.lock:
+            path = request.target.split("?", 1)[0]
+            if request.method != "PUT" or self.left <= 0 or not path.endswith(self.suffix):
+                return False
+            self.left -= 1
+            if self.mode == "hold":
+                self.held += 1
+                self.holding += 1
+                generation = self.generation
+                self.lock.wait_for(lambda: self.generation != generation, timeout=self.HOLD_LIMIT)
+                self.holding -= 1
+            self.failed += 1
+            return True
+
+
+def faults_control(handler, request):
+    """Answers a request to FAULTS_PATH; returns the (status, body) sent."""
+    faults = handler.server.state.faults
+    status = 200
+    if request.method == "POST":
+        suffix = request.query.get("suffix", [""])[0]
+        mode = request.query.get("mode", ["fail"])[0]
+        try:
+            count = int(request.query.get("count", ["1"])[0])
+        except ValueError:
+            count = -1
+        if not suffix or count < 0 or mode not in ("fail", "hold"):
+            status = 400
+        else:
+            faults.arm(suffix, count, mode)
+    elif request.method == "DELETE":
+        faults.clear()
+    body = json.dumps(faults.counters()).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class Front(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "krabka-aws-rules-front"
@@ -566,6 +645,10 @@ class Front(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             request = Request(self.command, self.path, list(self.headers.items()), body)
+            if request.target.split("?", 1)[0] == FAULTS_PATH:
+                return faults_control(self, request)
+            if self.server.state.faults.strikes(request):
+                return self.refuse(request, Refusal(503, "SlowDown", "Please reduce your request rate."))
             try:
                 claims = check(request, self.server.state.locks, self.server.state.uploads)
             except Refusal as refusal:
@@ -695,6 +778,7 @@ class State:
         self.upstream = upstream
         self.locks = LockRegistry(upstream, access_key, secret_key, region)
         self.uploads = Uploads()
+        self.faults = Faults()
         self.log = sys.stderr  # one line per refusal
 
 

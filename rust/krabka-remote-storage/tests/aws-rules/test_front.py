@@ -10,6 +10,7 @@ import base64
 import hashlib
 import http.client
 import io
+import json
 import os
 import sys
 import threading
@@ -304,6 +305,41 @@ class FrontTest(unittest.TestCase):
         self.assert_refused(self.call("POST", "/%s/big?uploads=" % PLAIN, b"", {
             "x-amz-checksum-algorithm": "SHA256", "x-amz-checksum-type": "FULL_OBJECT"}), 400, "InvalidRequest",
             "The FULL_OBJECT checksum type cannot be used with the sha256 checksum algorithm.")
+
+    # --- Test faults ---------------------------------------------------------------------------
+
+    def put_plain(self, key):
+        return self.call("PUT", "/%s/%s" % (PLAIN, key), b"data")
+
+    def test_armed_faults_fail_the_next_matching_puts_only(self):
+        self.call("DELETE", front.FAULTS_PATH)
+        self.assertEqual(self.call("POST", front.FAULTS_PATH + "?suffix=.manifest&count=2&mode=fail")[0], 200)
+        self.assertEqual(self.put_plain("a.log")[0], 200)
+        self.assert_refused(self.put_plain("a.manifest"), 503, "SlowDown")
+        self.assertEqual(self.call("GET", "/%s/b.manifest" % PLAIN)[0], 200, "only PUTs fail")
+        self.assert_refused(self.put_plain("b.manifest"), 503, "SlowDown")
+        self.assertEqual(self.put_plain("c.manifest")[0], 200, "two failures, then through")
+        counters = json.loads(self.call("GET", front.FAULTS_PATH)[2])
+        self.assertEqual(counters["failed"], 2)
+        self.assertEqual([s[1] for s in self.forwarded("PUT")], ["/plain/a.log", "/plain/c.manifest"])
+        self.assertEqual(self.call("POST", front.FAULTS_PATH + "?suffix=&count=1")[0], 400)
+        self.call("DELETE", front.FAULTS_PATH)
+
+    def test_a_held_put_waits_unforwarded_until_released(self):
+        self.call("POST", front.FAULTS_PATH + "?suffix=.manifest&count=1&mode=hold")
+        answers = []
+        waiter = threading.Thread(target=lambda: answers.append(self.put_plain("held.manifest")))
+        waiter.start()
+        for _ in range(200):
+            if json.loads(self.call("GET", front.FAULTS_PATH)[2])["holding"] == 1:
+                break
+            threading.Event().wait(0.05)
+        self.assertEqual(json.loads(self.call("GET", front.FAULTS_PATH)[2])["holding"], 1)
+        self.assertEqual(self.forwarded("PUT"), [], "a held PUT never reaches the server")
+        self.call("DELETE", front.FAULTS_PATH)
+        waiter.join(10)
+        self.assertEqual(answers[0][0], 503)
+        self.assertEqual(self.put_plain("next.manifest")[0], 200)
 
 
 class ChecksumVectors(unittest.TestCase):

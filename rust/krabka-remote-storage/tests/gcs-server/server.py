@@ -16,16 +16,36 @@ XML API
   POST   /{bucket}/{object}?uploadId           complete
   DELETE /{bucket}/{object}?uploadId           abort
 JSON API
-  POST   /storage/v1/b?project=                create a bucket (versioning, retentionPolicy)
+  POST   /storage/v1/b?project=[&enableObjectRetention=true]   create a bucket (versioning, retentionPolicy)
   GET    /storage/v1/b/{bucket}                bucket resource
   PATCH  /storage/v1/b/{bucket}                versioning, retentionPolicy (refused once locked)
   POST   /storage/v1/b/{bucket}/lockRetentionPolicy?ifMetagenerationMatch=
   POST   /upload/storage/v1/b/{bucket}/o?uploadType=media&name=   (ifGenerationMatch)
-  GET    /storage/v1/b/{bucket}/o/{object}     object resource (retentionExpirationTime, holds)
-  PATCH  /storage/v1/b/{bucket}/o/{object}     temporaryHold, eventBasedHold
-  DELETE /storage/v1/b/{bucket}/o/{object}
-Retention: while an object is under its bucket's retention period or a hold,
-deleting or overwriting it is refused with 403, as GCS does.
+  GET    /storage/v1/b/{bucket}/o/{object}     object resource (retentionExpirationTime, holds, retention), ?generation=
+  PATCH  /storage/v1/b/{bucket}/o/{object}     temporaryHold, eventBasedHold, retention (?overrideUnlockedRetention=true)
+  DELETE /storage/v1/b/{bucket}/o/{object}     ?generation=
+The rules Google documents and this server enforces:
+- Bucket Lock (https://cloud.google.com/storage/docs/bucket-lock): a retention
+  policy applies to every object by its creation time, retroactively; an
+  object younger than the period cannot be deleted or replaced (403
+  retentionPolicyNotMet) — by a PUT, a copy onto its key, a JSON upload or an
+  XML multipart completion; a locked policy cannot be removed or shortened
+  (403); locking needs ifMetagenerationMatch.
+- A retention policy and Object Versioning are mutually exclusive: creating a
+  bucket with both, adding a policy to a versioned bucket or enabling
+  versioning beside a policy is refused (400 invalid).
+- Object Retention Lock (https://cloud.google.com/storage/docs/object-lock):
+  only on a bucket created with enableObjectRetention=true; an object's
+  retention {mode Unlocked|Locked, retainUntilTime}; a Locked retention cannot
+  be removed, shortened or unlocked (403), an Unlocked one only with
+  overrideUnlockedRetention=true; a retained or held object cannot be deleted
+  or replaced, but on a versioned bucket it can be made noncurrent (a
+  replacing write or a delete without generation keeps it as a noncurrent
+  generation, and deleting that generation is refused while it is retained).
+- Preconditions (https://cloud.google.com/storage/docs/request-preconditions):
+  x-goog-if-generation-match / ifGenerationMatch must equal the live
+  generation, 0 meaning "no live object" (412 otherwise); checked before
+  retention.
 
 Objects live in files under --data; metadata in memory. Usage:
   server.py --port 4444 --data DIR [--bucket test ...]
@@ -56,7 +76,8 @@ class State:
     def __init__(self, data):
         self.data = data
         self.buckets = {}  # name -> bucket dict
-        self.objects = {}  # (bucket, name) -> object dict
+        self.objects = {}  # (bucket, name) -> live object dict
+        self.noncurrent = {}  # (bucket, name) -> [noncurrent object dicts], versioned buckets only
         self.uploads = {}  # upload id -> {bucket, name, parts: {n: (path, md5hex, size)}}
         self.last_generation = 0
 
@@ -67,10 +88,11 @@ class State:
     def new_file(self):
         return os.path.join(self.data, uuid.uuid4().hex)
 
-    def create_bucket(self, name, versioning=False, retention_seconds=None):
+    def create_bucket(self, name, versioning=False, retention_seconds=None, object_retention=False):
         bucket = {
             "name": name,
             "versioning": bool(versioning),
+            "object_retention": bool(object_retention),
             "retention": retention_seconds,
             "retention_locked": False,
             "retention_effective": now_rfc3339(),
@@ -82,6 +104,9 @@ class State:
 
 
 STATE = None
+
+VERSIONING_AND_RETENTION = ("Object Versioning and a bucket retention policy cannot both be enabled on a bucket: "
+                            "retention policies and Object Versioning are mutually exclusive.")
 
 
 def now_rfc3339(ts=None):
@@ -103,6 +128,8 @@ def bucket_json(bucket):
         "metageneration": str(bucket["metageneration"]),
         "timeCreated": bucket["created"],
     }
+    if bucket["object_retention"]:
+        out["objectRetention"] = {"mode": "Enabled"}
     if bucket["retention"] is not None:
         out["retentionPolicy"] = {
             "retentionPeriod": str(bucket["retention"]),
@@ -126,20 +153,46 @@ def object_json(obj):
         "temporaryHold": obj["temporary_hold"],
         "eventBasedHold": obj["event_based_hold"],
     }
-    if obj["retain_until"] is not None:
-        out["retentionExpirationTime"] = now_rfc3339(obj["retain_until"])
+    policy_until = policy_retain_until(obj)
+    if policy_until is not None:
+        out["retentionExpirationTime"] = now_rfc3339(policy_until)
+    if obj["retention"] is not None:
+        out["retention"] = {"mode": obj["retention"]["mode"],
+                            "retainUntilTime": now_rfc3339(obj["retention"]["until"])}
+    if obj.get("noncurrent") is not None:
+        out["timeDeleted"] = now_rfc3339(obj["noncurrent"])
     return out
 
 
+def policy_retain_until(obj):
+    """The end of the bucket retention policy's hold on `obj` (by its creation
+    time, whatever the policy was when it was written), or None."""
+    bucket = STATE.buckets[obj["bucket"]]
+    if bucket["retention"] is None:
+        return None
+    return obj["created"] + bucket["retention"]
+
+
 def protection(obj):
-    """Why `obj` may not be deleted or replaced, or None."""
+    """Why `obj` may not be deleted or replaced, as (JSON reason, message), or None."""
     if obj["temporary_hold"]:
-        return "Object '%s' is under active Temporary hold and cannot be deleted, overwritten or archived until hold is removed." % obj["name"]
+        return "forbidden", "Object '%s' is under active Temporary hold and cannot be deleted, overwritten or archived until hold is removed." % obj["name"]
     if obj["event_based_hold"]:
-        return "Object '%s' is under active Event-Based hold and cannot be deleted, overwritten or archived until hold is removed." % obj["name"]
-    if obj["retain_until"] is not None and time.time() < obj["retain_until"]:
-        return "Object '%s' is subject to bucket's retention policy or object retention and cannot be deleted or overwritten until %s" % (obj["name"], now_rfc3339(obj["retain_until"]))
+        return "forbidden", "Object '%s' is under active Event-Based hold and cannot be deleted, overwritten or archived until hold is removed." % obj["name"]
+    until = policy_retain_until(obj)
+    if until is not None and time.time() < until:
+        return "retentionPolicyNotMet", "Object '%s/%s' is subject to bucket's retention policy and cannot be deleted, overwritten or archived until %s" % (
+            obj["bucket"], obj["name"], now_rfc3339(until))
+    if obj["retention"] is not None and time.time() < obj["retention"]["until"]:
+        return "forbidden", "Object '%s/%s' is subject to object retention (%s) and cannot be deleted or overwritten until %s" % (
+            obj["bucket"], obj["name"], obj["retention"]["mode"], now_rfc3339(obj["retention"]["until"]))
     return None
+
+
+def make_noncurrent(obj):
+    """Keeps the live `obj` as a noncurrent generation (versioned buckets)."""
+    obj["noncurrent"] = time.time()
+    STATE.noncurrent.setdefault((obj["bucket"], obj["name"]), []).append(obj)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -297,22 +350,26 @@ class Handler(BaseHTTPRequestHandler):
                 if str(have) != str(if_generation).strip():
                     refusal = (412, "PreconditionFailed", "conditionNotMet",
                                "At least one of the pre-conditions you specified did not hold.")
-            if refusal is None and current is not None and protection(current):
-                refusal = (403, "AccessDenied", "forbidden", protection(current))
+            info = STATE.buckets[bucket]
+            # On a versioned bucket the live object becomes noncurrent and
+            # keeps its bytes: a retained object may be made noncurrent.
+            if refusal is None and current is not None and not info["versioning"] and protection(current):
+                reason, message = protection(current)
+                refusal = (403, "AccessDenied", reason, message)
             if refusal is not None:
                 os.unlink(path)
                 return None, refusal
-            info = STATE.buckets[bucket]
-            created = time.time()
             obj = {
                 "bucket": bucket, "name": name, "file": path, "md5": md5hex, "size": size,
-                "generation": STATE.next_generation(), "metageneration": 1, "created": created,
-                "temporary_hold": False, "event_based_hold": False,
-                "retain_until": created + info["retention"] if info["retention"] else None,
+                "generation": STATE.next_generation(), "metageneration": 1, "created": time.time(),
+                "temporary_hold": False, "event_based_hold": False, "retention": None,
             }
             STATE.objects[(bucket, name)] = obj
             if current is not None:
-                os.unlink(current["file"])
+                if info["versioning"]:
+                    make_noncurrent(current)
+                else:
+                    os.unlink(current["file"])
         return obj, None
 
     def store(self, bucket, name, staged, if_generation, xml=True):
@@ -344,11 +401,15 @@ class Handler(BaseHTTPRequestHandler):
                           self.headers.get("x-goog-if-generation-match"))
 
     def lookup(self, bucket, name):
+        """The live object, or with ?generation= that generation, live or noncurrent."""
         obj = STATE.objects.get((bucket, name))
         generation = self.query.get("generation")
-        if obj is not None and generation is not None and str(obj["generation"]) != generation:
-            return None
-        return obj
+        if generation is None:
+            return obj
+        for candidate in [obj] + STATE.noncurrent.get((bucket, name), []):
+            if candidate is not None and str(candidate["generation"]) == generation:
+                return candidate
+        return None
 
     def get_object(self, bucket, name):
         obj = self.lookup(bucket, name)
@@ -405,12 +466,23 @@ class Handler(BaseHTTPRequestHandler):
                 if xml:
                     return self.xml_error(404, "NoSuchKey", "The specified key does not exist.")
                 return self.json_error(404, "No such object: %s/%s" % (bucket, name), "notFound")
+            live = STATE.objects.get((bucket, name)) is obj
+            if live and self.query.get("generation") is None and STATE.buckets[bucket]["versioning"]:
+                # A delete without generation on a versioned bucket only makes
+                # the live object noncurrent, retained or not.
+                del STATE.objects[(bucket, name)]
+                make_noncurrent(obj)
+                return self.send(204)
             refused = protection(obj)
             if refused:
+                reason, message = refused
                 if xml:
-                    return self.xml_error(403, "AccessDenied", refused)
-                return self.json_error(403, refused, "forbidden")
-            del STATE.objects[(bucket, name)]
+                    return self.xml_error(403, "AccessDenied", message)
+                return self.json_error(403, message, reason)
+            if live:
+                del STATE.objects[(bucket, name)]
+            else:
+                STATE.noncurrent[(bucket, name)].remove(obj)
             os.unlink(obj["file"])
         return self.send(204)
 
@@ -601,11 +673,15 @@ class Handler(BaseHTTPRequestHandler):
         if body is None or not body.get("name"):
             return self.json_error(400, "a bucket needs a name")
         retention = (body.get("retentionPolicy") or {}).get("retentionPeriod")
+        versioning = bool((body.get("versioning") or {}).get("enabled", False))
+        if retention is not None and versioning:
+            return self.json_error(400, VERSIONING_AND_RETENTION, "invalid")
         with LOCK:
             if body["name"] in STATE.buckets:
                 return self.json_error(409, "The bucket already exists.", "conflict")
-            bucket = STATE.create_bucket(body["name"], (body.get("versioning") or {}).get("enabled", False),
-                                         int(retention) if retention is not None else None)
+            bucket = STATE.create_bucket(body["name"], versioning,
+                                         int(retention) if retention is not None else None,
+                                         self.query.get("enableObjectRetention") == "true")
         return self.json_send(200, bucket_json(bucket))
 
     def json_patch_bucket(self, info):
@@ -613,15 +689,21 @@ class Handler(BaseHTTPRequestHandler):
         if body is None:
             return self.json_error(400, "malformed JSON body")
         with LOCK:
+            retention = info["retention"]
             if "retentionPolicy" in body:
                 policy = body["retentionPolicy"]
-                new = None if policy is None else int(policy.get("retentionPeriod", 0))
-                if info["retention_locked"] and (new is None or new < info["retention"]):
+                retention = None if policy is None else int(policy.get("retentionPeriod", 0))
+                if info["retention_locked"] and (retention is None or retention < info["retention"]):
                     return self.json_error(403, "Cannot reduce retention period of a locked retention policy.", "forbidden")
-                info["retention"] = new
-                info["retention_effective"] = now_rfc3339()
+            versioning = info["versioning"]
             if "versioning" in body:
-                info["versioning"] = bool((body["versioning"] or {}).get("enabled", False))
+                versioning = bool((body["versioning"] or {}).get("enabled", False))
+            if retention is not None and versioning:
+                return self.json_error(400, VERSIONING_AND_RETENTION, "invalid")
+            if "retentionPolicy" in body:
+                info["retention"] = retention
+                info["retention_effective"] = now_rfc3339()
+            info["versioning"] = versioning
             info["metageneration"] += 1
         return self.json_send(200, bucket_json(info))
 
@@ -651,8 +733,38 @@ class Handler(BaseHTTPRequestHandler):
                 obj["temporary_hold"] = bool(body["temporaryHold"])
             if "eventBasedHold" in body:
                 obj["event_based_hold"] = bool(body["eventBasedHold"])
+            if "retention" in body:
+                refused = self.retention_change(STATE.buckets[bucket], obj, body["retention"])
+                if refused is not None:
+                    status, reason, message = refused
+                    return self.json_error(status, message, reason)
             obj["metageneration"] += 1
         return self.json_send(200, object_json(obj))
+
+    def retention_change(self, bucket, obj, wanted):
+        """Applies an object retention change (Object Retention Lock) or
+        returns (status, reason, message) refusing it."""
+        if not bucket["object_retention"]:
+            return 400, "invalid", "Object Retention Lock is not enabled on bucket %s." % bucket["name"]
+        new = None
+        if wanted is not None:
+            mode = wanted.get("mode")
+            if mode not in ("Locked", "Unlocked"):
+                return 400, "invalid", "retention mode must be Locked or Unlocked, not %r" % mode
+            try:
+                until = datetime.fromisoformat(str(wanted.get("retainUntilTime", "")).replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                return 400, "invalid", "retainUntilTime must be an RFC 3339 time"
+            new = {"mode": mode, "until": until}
+        old = obj["retention"]
+        if old is not None and old["mode"] == "Locked":
+            if new is None or new["mode"] != "Locked" or new["until"] < old["until"]:
+                return 403, "forbidden", "Object retention of %s is Locked: it can only be extended." % obj["name"]
+        elif old is not None and (new is None or new["until"] < old["until"]):
+            if self.query.get("overrideUnlockedRetention") != "true":
+                return 403, "forbidden", "Reducing or removing an Unlocked object retention needs overrideUnlockedRetention=true."
+        obj["retention"] = new
+        return None
 
     def json_upload(self, path):
         match = re.fullmatch(r"/upload/storage/v1/b/([^/]+)/o", path)

@@ -219,13 +219,12 @@ class KrabkaGcsServer(Overlap, unittest.TestCase):
 
     def test_retention_policy_lock_and_holds(self):
         status, _, body = call(self.base, "PATCH", "/storage/v1/b/%s" % self.bucket,
-                               json.dumps({"retentionPolicy": {"retentionPeriod": "2"},
-                                           "versioning": {"enabled": True}}).encode())
+                               json.dumps({"retentionPolicy": {"retentionPeriod": "2"}}).encode())
         self.assertEqual(status, 200, body)
         bucket = json.loads(body)
         self.assertEqual(bucket["retentionPolicy"]["retentionPeriod"], "2")
         self.assertFalse(bucket["retentionPolicy"]["isLocked"])
-        self.assertTrue(bucket["versioning"]["enabled"])
+        self.assertFalse(bucket["versioning"]["enabled"])
         status, _, _ = call(self.base, "POST", "/storage/v1/b/%s/lockRetentionPolicy?ifMetagenerationMatch=1" % self.bucket)
         self.assertEqual(status, 412)
         status, _, body = call(self.base, "POST", "/storage/v1/b/%s/lockRetentionPolicy?ifMetagenerationMatch=%s"
@@ -247,6 +246,158 @@ class KrabkaGcsServer(Overlap, unittest.TestCase):
         self.assertEqual(call(self.base, "DELETE", "/%s/kept" % self.bucket)[0], 403)
         call(self.base, "PATCH", "/storage/v1/b/%s/o/kept" % self.bucket, json.dumps({"temporaryHold": False}).encode())
         self.assertEqual(call(self.base, "DELETE", "/%s/kept" % self.bucket)[0], 204)
+
+    # ---- the rules Google documents (see server.py's docstring) ----------
+
+    def new_bucket(self, resource, query=""):
+        name = "rule-" + uuid.uuid4().hex[:12]
+        resource = dict(resource, name=name)
+        status, _, body = call(self.base, "POST", "/storage/v1/b?project=test" + query,
+                               json.dumps(resource).encode(), {"content-type": "application/json"})
+        return name, status, body
+
+    def patch_bucket(self, name, resource):
+        return call(self.base, "PATCH", "/storage/v1/b/%s" % name, json.dumps(resource).encode())
+
+    def patch_object(self, bucket, name, resource, query=""):
+        return call(self.base, "PATCH", "/storage/v1/b/%s/o/%s%s" % (bucket, name, query), json.dumps(resource).encode())
+
+    def complete_multipart(self, bucket, name, data):
+        status, _, body = call(self.base, "POST", "/%s/%s?uploads" % (bucket, name))
+        self.assertEqual(status, 200, body)
+        upload = next(e.text for e in ElementTree.fromstring(body).iter() if local_names(e) == "UploadId")
+        _, headers, _ = call(self.base, "PUT", "/%s/%s?partNumber=1&uploadId=%s" % (bucket, name, upload), data)
+        complete = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>%s</ETag></Part></CompleteMultipartUpload>" % headers["etag"]
+        return call(self.base, "POST", "/%s/%s?uploadId=%s" % (bucket, name, upload), complete.encode())
+
+    def reason(self, body):
+        return json.loads(body)["error"]["errors"][0]["reason"]
+
+    def test_versioning_and_a_retention_policy_are_mutually_exclusive(self):
+        _, status, body = self.new_bucket({"versioning": {"enabled": True},
+                                           "retentionPolicy": {"retentionPeriod": "60"}})
+        self.assertEqual((status, self.reason(body)), (400, "invalid"), body)
+        versioned, status, _ = self.new_bucket({"versioning": {"enabled": True}})
+        self.assertEqual(status, 200)
+        status, _, body = self.patch_bucket(versioned, {"retentionPolicy": {"retentionPeriod": "60"}})
+        self.assertEqual((status, self.reason(body)), (400, "invalid"), body)
+        retained, status, _ = self.new_bucket({"retentionPolicy": {"retentionPeriod": "60"}})
+        self.assertEqual(status, 200)
+        status, _, body = self.patch_bucket(retained, {"versioning": {"enabled": True}})
+        self.assertEqual((status, self.reason(body)), (400, "invalid"), body)
+        bucket = json.loads(call(self.base, "GET", "/storage/v1/b/%s" % retained)[2])
+        self.assertFalse(bucket["versioning"]["enabled"])
+        # Turning versioning off and adding the policy in one request is fine.
+        status, _, body = self.patch_bucket(versioned, {"versioning": {"enabled": False},
+                                                        "retentionPolicy": {"retentionPeriod": "60"}})
+        self.assertEqual(status, 200, body)
+        self.assertEqual(json.loads(body)["retentionPolicy"]["retentionPeriod"], "60")
+
+    def test_a_retention_policy_refuses_every_delete_and_replacement(self):
+        name, status, _ = self.new_bucket({})
+        self.assertEqual(status, 200)
+        call(self.base, "PUT", "/%s/older" % name, b"written before the policy")
+        status, _, _ = self.patch_bucket(name, {"retentionPolicy": {"retentionPeriod": "2"}})
+        self.assertEqual(status, 200)
+        call(self.base, "PUT", "/%s/src" % name, b"copy source")
+        status, _, _ = call(self.base, "PUT", "/%s/kept" % name, b"original", {"x-goog-if-generation-match": "0"})
+        self.assertEqual(status, 200)
+        # Retroactive: the object written before the policy is retained too.
+        self.assertEqual(call(self.base, "DELETE", "/%s/older" % name)[0], 403)
+        status, _, body = call(self.base, "DELETE", "/storage/v1/b/%s/o/kept" % name)
+        self.assertEqual((status, self.reason(body)), (403, "retentionPolicyNotMet"), body)
+        self.assertEqual(call(self.base, "DELETE", "/%s/kept" % name)[0], 403)
+        self.assertEqual(call(self.base, "PUT", "/%s/kept" % name, b"replaced")[0], 403)
+        status, _, body = call(self.base, "POST", "/upload/storage/v1/b/%s/o?uploadType=media&name=kept" % name,
+                               b"replaced", {"content-type": "application/octet-stream"})
+        self.assertEqual((status, self.reason(body)), (403, "retentionPolicyNotMet"), body)
+        status, _, _ = call(self.base, "PUT", "/%s/kept" % name, b"", {"x-goog-copy-source": "%s/src" % name})
+        self.assertEqual(status, 403)
+        status, _, body = self.complete_multipart(name, "kept", b"replaced by a multipart completion")
+        self.assertEqual(status, 403, body)
+        self.assertEqual(call(self.base, "GET", "/%s/kept" % name)[2], b"original")
+        # A fresh key is still created by a multipart completion.
+        status, headers, body = self.complete_multipart(name, "fresh", b"new")
+        self.assertEqual(status, 200, body)
+        self.assertTrue(headers["x-goog-generation"].isdigit())
+        time.sleep(2.1)
+        self.assertEqual(call(self.base, "PUT", "/%s/kept" % name, b"replaced")[0], 200)
+        self.assertEqual(call(self.base, "DELETE", "/%s/older" % name)[0], 204)
+        # The replacement is a new object, retained from its own creation.
+        self.assertEqual(call(self.base, "DELETE", "/%s/kept" % name)[0], 403)
+
+    def test_a_locked_policy_cannot_be_removed_or_shortened(self):
+        name, status, body = self.new_bucket({"retentionPolicy": {"retentionPeriod": "60"}})
+        self.assertEqual(status, 200, body)
+        status, _, body = call(self.base, "POST", "/storage/v1/b/%s/lockRetentionPolicy" % name)
+        self.assertEqual(status, 400, body)
+        metageneration = json.loads(body and call(self.base, "GET", "/storage/v1/b/%s" % name)[2])["metageneration"]
+        status, _, body = call(self.base, "POST", "/storage/v1/b/%s/lockRetentionPolicy?ifMetagenerationMatch=%s"
+                               % (name, metageneration))
+        self.assertEqual(status, 200, body)
+        for change in ({"retentionPolicy": None}, {"retentionPolicy": {"retentionPeriod": "59"}}):
+            status, _, body = self.patch_bucket(name, change)
+            self.assertEqual(status, 403, (change, body))
+        status, _, body = self.patch_bucket(name, {"retentionPolicy": {"retentionPeriod": "120"}})
+        self.assertEqual(status, 200, body)
+        policy = json.loads(body)["retentionPolicy"]
+        self.assertEqual((policy["retentionPeriod"], policy["isLocked"]), ("120", True))
+
+    def test_if_generation_match_zero_refuses_an_existing_object(self):
+        name, _, _ = self.new_bucket({})
+        target = "/upload/storage/v1/b/%s/o?uploadType=media&name=g&ifGenerationMatch=0" % name
+        headers = {"content-type": "application/octet-stream"}
+        self.assertEqual(call(self.base, "POST", target, b"one", headers)[0], 200)
+        status, _, body = call(self.base, "POST", target, b"two", headers)
+        self.assertEqual((status, self.reason(body)), (412, "conditionNotMet"), body)
+        call(self.base, "PUT", "/%s/src" % name, b"copy source")
+        status, _, _ = call(self.base, "PUT", "/%s/g" % name, b"",
+                            {"x-goog-copy-source": "%s/src" % name, "x-goog-if-generation-match": "0"})
+        self.assertEqual(status, 412)
+        self.assertEqual(call(self.base, "GET", "/%s/g" % name)[2], b"one")
+
+    def test_object_retention_lock(self):
+        name, status, body = self.new_bucket({"versioning": {"enabled": True}}, "&enableObjectRetention=true")
+        self.assertEqual(status, 200, body)
+        self.assertEqual(json.loads(body)["objectRetention"], {"mode": "Enabled"})
+        _, headers, _ = call(self.base, "PUT", "/%s/o" % name, b"first")
+        first = headers["x-goog-generation"]
+        until = time.time() + 60
+
+        def retention(mode, at):
+            return {"retention": {"mode": mode, "retainUntilTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))}}
+
+        status, _, body = self.patch_object(name, "o", retention("Locked", until))
+        self.assertEqual(status, 200, body)
+        self.assertEqual(json.loads(body)["retention"]["mode"], "Locked")
+        for change in (retention("Locked", until - 30), retention("Unlocked", until), {"retention": None}):
+            status, _, body = self.patch_object(name, "o", change, "?overrideUnlockedRetention=true")
+            self.assertEqual(status, 403, (change, body))
+        self.assertEqual(self.patch_object(name, "o", retention("Locked", until + 30))[0], 200)
+        self.assertEqual(call(self.base, "DELETE", "/%s/o?generation=%s" % (name, first))[0], 403)
+        # Retained, it can still be made noncurrent by a replacing write...
+        self.assertEqual(call(self.base, "PUT", "/%s/o" % name, b"second")[0], 200)
+        self.assertEqual(call(self.base, "GET", "/%s/o?generation=%s" % (name, first))[2], b"first")
+        self.assertEqual(call(self.base, "GET", "/%s/o" % name)[2], b"second")
+        # ... but the noncurrent generation cannot be deleted.
+        self.assertEqual(call(self.base, "DELETE", "/%s/o?generation=%s" % (name, first))[0], 403)
+        self.assertEqual(call(self.base, "GET", "/%s/o?generation=%s" % (name, first))[0], 200)
+        # Unlocked: shortening needs overrideUnlockedRetention.
+        call(self.base, "PUT", "/%s/u" % name, b"u")
+        self.assertEqual(self.patch_object(name, "u", retention("Unlocked", until))[0], 200)
+        self.assertEqual(self.patch_object(name, "u", {"retention": None})[0], 403)
+        self.assertEqual(self.patch_object(name, "u", {"retention": None}, "?overrideUnlockedRetention=true")[0], 200)
+        # Without versioning a retained object cannot be replaced at all.
+        plain, status, _ = self.new_bucket({}, "&enableObjectRetention=true")
+        call(self.base, "PUT", "/%s/o" % plain, b"first")
+        self.assertEqual(self.patch_object(plain, "o", retention("Locked", until))[0], 200)
+        self.assertEqual(call(self.base, "PUT", "/%s/o" % plain, b"second")[0], 403)
+        self.assertEqual(call(self.base, "DELETE", "/%s/o" % plain)[0], 403)
+        # A bucket without Object Retention Lock refuses a per-object retention.
+        status, _, body = self.patch_object(self.bucket, "nothing-here", retention("Locked", until))
+        self.assertEqual(status, 404, body)
+        call(self.base, "PUT", "/%s/x" % self.bucket, b"x")
+        self.assertEqual(self.patch_object(self.bucket, "x", retention("Locked", until))[0], 400)
 
     def test_missing_bucket_is_no_such_bucket(self):
         status, _, body = call(self.base, "GET", "/no-such-bucket-x/obj")

@@ -124,7 +124,10 @@ pub struct ObjectEntry {
     /// The object version the store returned, if any.
     pub version_id: Option<String>,
     /// Whether the write was an atomic create-only write; `false` means the
-    /// object relied on bucket versioning and retention (multipart uploads).
+    /// object went up in parts and relied on the bucket: on S3 a reserved
+    /// key, versioning and retention (the version id is pinned); on GCS the
+    /// retention policy that refuses replacing an object (the generation is
+    /// pinned).
     pub create_precondition: bool,
 }
 

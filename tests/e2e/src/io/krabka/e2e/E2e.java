@@ -21,6 +21,8 @@ import java.util.Map;
  *   retention-archived --tier SPEC  write-once archive: retention.ms=1000 expires every remote segment in
  *                                Kafka while every segment file stays in the tier
  *   delete-topic-archived --tier SPEC  write-once archive: the topic is deleted, its segment files stay
+ *   disable-tiering-archived --tier SPEC  write-once archive: tiering is turned off with deletion
+ *                                (KIP-950); Kafka drops the remote segments, their files stay
  *   await-isr --replicas 2,3     until the in-sync replicas are exactly these
  *   tier-count --tier SPEC       prints how many segment files of the topic the tier holds
  *   untiered --tier SPEC         nothing of the topic is tiered: no segment file in the tier, latest-tiered
@@ -84,6 +86,7 @@ public final class E2e {
             case "retention" -> steps.retention(tier(opts));
             case "retention-archived" -> steps.retentionArchived(tier(opts));
             case "delete-topic-archived" -> steps.deleteTopicArchived(tier(opts));
+            case "disable-tiering-archived" -> steps.disableTieringArchived(tier(opts));
             case "tier-count" -> Steps.say(tier(opts).segments(steps.topic()) + " segment file(s) of " + steps.topic()
                     + " in the tier");
             case "untiered" -> steps.checkUntiered(tier(opts));

@@ -391,6 +391,44 @@ final class Steps {
         say("deleted topic " + workload.topic + "; all " + remote + " segment file(s) of it stay in the archive");
     }
 
+    /**
+     * Write-once archive: tiered storage is turned off for the topic with deletion (KIP-950,
+     * {@code remote.storage.enable=false} with {@code remote.log.delete.on.disable=true}). Kafka
+     * deletes every remote segment through the plugin, which retains them; Kafka proceeds: the log
+     * start moves up to the local log, and every segment file stays in the tier.
+     */
+    void disableTieringArchived(Tier tier) throws Exception {
+        int archived = tier.segments(workload.topic);
+        if (archived == 0) {
+            throw new Mismatch("no segment of " + workload.topic + " in the tier");
+        }
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, workload.topic);
+        admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                new AlterConfigOp(new ConfigEntry("remote.storage.enable", "false"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("remote.log.delete.on.disable", "true"),
+                        AlterConfigOp.OpType.SET))))
+                .all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            Offsets o = Offsets.of(admin, tp);
+            int remote = tier.segments(workload.topic);
+            if (remote != archived) {
+                throw new Mismatch("turning tiering off changed the archive: " + archived + " -> " + remote
+                        + " segment file(s) of " + workload.topic + " in the tier");
+            }
+            if (o.earliest() == o.earliestLocal() && o.earliest() > 0) {
+                say("remote.storage.enable=false with remote.log.delete.on.disable=true: " + o
+                        + "; Kafka dropped the remote segments, all " + remote + " segment file(s) of "
+                        + workload.topic + " stay in the archive");
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("turning tiering off did not drop the remote segments: " + o);
+            }
+            Thread.sleep(500);
+        }
+    }
+
     /** Waits until the partition's in-sync replicas are exactly {@code replicas}; prints the leader. */
     void awaitIsr(String replicas, int timeoutSeconds) throws Exception {
         List<Integer> want = Arrays.stream(replicas.split(",")).map(Integer::valueOf).sorted().toList();

@@ -53,6 +53,15 @@ public final class ConfigKeys {
     /** {@code s3.session.token}. */
     public static final String S3_SESSION_TOKEN_CONFIG = "s3.session.token";
 
+    /** {@code s3.storage.class}. */
+    public static final String S3_STORAGE_CLASS_CONFIG = "s3.storage.class";
+
+    /** {@code s3.server.side.encryption}. */
+    public static final String S3_SERVER_SIDE_ENCRYPTION_CONFIG = "s3.server.side.encryption";
+
+    /** {@code s3.sse.kms.key.id}. */
+    public static final String S3_SSE_KMS_KEY_ID_CONFIG = "s3.sse.kms.key.id";
+
     /** {@code gcs.bucket}. */
     public static final String GCS_BUCKET_CONFIG = "gcs.bucket";
 
@@ -102,6 +111,12 @@ public final class ConfigKeys {
     /** {@code worm.write.only}. */
     public static final String WORM_WRITE_ONLY_CONFIG = "worm.write.only";
 
+    /** {@code worm.trusted.keys}. */
+    public static final String WORM_TRUSTED_KEYS_CONFIG = "worm.trusted.keys";
+
+    /** {@code worm.allow.plain.on.archive}. */
+    public static final String WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG = "worm.allow.plain.on.archive";
+
     /** {@code native.library.path}. */
     public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
 
@@ -121,6 +136,9 @@ public final class ConfigKeys {
             S3_ACCESS_KEY_ID_CONFIG,
             S3_SECRET_ACCESS_KEY_CONFIG,
             S3_SESSION_TOKEN_CONFIG,
+            S3_STORAGE_CLASS_CONFIG,
+            S3_SERVER_SIDE_ENCRYPTION_CONFIG,
+            S3_SSE_KMS_KEY_ID_CONFIG,
             GCS_BUCKET_CONFIG,
             GCS_ENDPOINT_CONFIG,
             GCS_ALLOW_HTTP_CONFIG,
@@ -136,7 +154,9 @@ public final class ConfigKeys {
             WORM_ENABLED_CONFIG,
             WORM_SIGNING_KEY_PATH_CONFIG,
             WORM_KEY_ID_CONFIG,
-            WORM_WRITE_ONLY_CONFIG);
+            WORM_WRITE_ONLY_CONFIG,
+            WORM_TRUSTED_KEYS_CONFIG,
+            WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG);
 
     private ConfigKeys() {
     }
@@ -176,6 +196,19 @@ public final class ConfigKeys {
                 "Secret access key for s3.access.key.id.");
         def.define(S3_SESSION_TOKEN_CONFIG, Type.PASSWORD, null, Importance.LOW,
                 "Session token for temporary static credentials.");
+        def.define(S3_STORAGE_CLASS_CONFIG, Type.STRING, null,
+                new ConfigChecks.TokenValidator(1, 64, "_"), Importance.LOW,
+                "Storage class of every object written (x-amz-storage-class: "
+                        + "STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR, ...); unset leaves the "
+                        + "bucket's default. A class whose reads need a restore (GLACIER, "
+                        + "DEEP_ARCHIVE) makes tiered data unreadable by consumers.");
+        def.define(S3_SERVER_SIDE_ENCRYPTION_CONFIG, Type.STRING, "none",
+                ValidString.in("none", "AES256", "aws:kms"), Importance.LOW,
+                "Server-side encryption requested on every object written: none (the "
+                        + "bucket's default encryption applies), AES256 (SSE-S3) or aws:kms "
+                        + "(SSE-KMS, with s3.sse.kms.key.id or the account's AWS managed key).");
+        def.define(S3_SSE_KMS_KEY_ID_CONFIG, Type.STRING, null, Importance.LOW,
+                "KMS key id or ARN for s3.server.side.encryption=aws:kms.");
         def.define(GCS_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
                 "GCS bucket; required when backend is gcs.");
         def.define(GCS_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
@@ -230,6 +263,18 @@ public final class ConfigKeys {
         def.define(WORM_WRITE_ONLY_CONFIG, Type.BOOLEAN, false, Importance.LOW,
                 "Refuse every fetch: the archive is a sink that only auditors read, "
                         + "and consumers cannot read tiered data through this broker.");
+        def.define(WORM_TRUSTED_KEYS_CONFIG, Type.STRING, null, Importance.LOW,
+                "Other brokers' manifest keys whose seals continue the same chains, "
+                        + "as comma-separated key-id=public-key pairs (the public key as 64 hex "
+                        + "characters, as krabka-worm-verify takes it); for clusters whose "
+                        + "brokers sign with different keys. The broker's own key is always "
+                        + "trusted. A seal signed by any other key is a foreign object: the "
+                        + "chain routes around it and the verifier reports it.");
+        def.define(WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "With worm.enabled false, start the plain tier even on a bucket (and "
+                        + "prefix) that holds a write-once archive. Without it such a start-up "
+                        + "is refused, so that switching the archive mode off by mistake cannot "
+                        + "start writing beside an archive as if it were a plain tier.");
         def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Absolute path of a libkrabka_jni.so to load instead of the one "
                         + "bundled in the jar (for platforms other than linux/x86_64, or a "

@@ -60,12 +60,15 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
 
     /** Called by the broker; {@link #configure} must follow. */
     public KrabkaRemoteStorageManager() {
-        this(LOG::warn);
+        this(LOG::warn, LOG::info);
     }
 
-    /** With the WORM retention warnings sent to {@code warn} instead of the logger (tests). */
-    KrabkaRemoteStorageManager(Consumer<String> warn) {
-        retained = new RetainedSegmentLog(RetainedSegmentLog.DEFAULT_CAPACITY, warn);
+    /**
+     * With the WORM retention warnings sent to {@code warn} and the per-segment lines to {@code
+     * info} instead of the logger (tests).
+     */
+    KrabkaRemoteStorageManager(Consumer<String> warn, Consumer<String> info) {
+        retained = new RetainedSegmentLog(RetainedSegmentLog.DEFAULT_CAPACITY, warn, info);
     }
 
     @Override
@@ -171,8 +174,10 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
 
     /**
      * Deletes the segment's objects; returns normally when they are already gone. In write-once
-     * archive mode the objects stay: this logs one WARN for the segment (none for a repeat) and
-     * returns normally, so that Kafka finishes the delete instead of retrying it forever.
+     * archive mode the objects stay: this logs one WARN for the first such segment of a partition
+     * and an INFO line for each later one (none for a repeat), and returns normally, so that Kafka
+     * finishes the delete instead of retrying it forever (also when tiered storage is turned off
+     * for a topic with {@code remote.log.delete.on.disable=true}, KIP-950).
      */
     @Override
     public void deleteLogSegmentData(RemoteLogSegmentMetadata metadata) throws RemoteStorageException {

@@ -2,13 +2,18 @@
 //! uploads, captured by a minimal S3 stand-in on loopback: every PutObject
 //! (plain and create-only) and UploadPart carries a signed
 //! `x-amz-checksum-sha256` of its body, CreateMultipartUpload asks for
-//! SHA256, and CompleteMultipartUpload lists each part's checksum. Amazon S3
-//! refuses uploads into an Object Lock bucket without such a header.
+//! SHA256, and CompleteMultipartUpload lists each part's checksum (Amazon S3
+//! refuses uploads into an Object Lock bucket without such a header); the
+//! configured storage class and server-side encryption are on every PUT and
+//! CreateMultipartUpload, signed.
 
 #![allow(missing_docs)]
 
 use {
-    krabka_object_store::{ObjectStoreConfig, S3Config, S3Credentials, Secret, build_object_store},
+    krabka_object_store::{
+        ObjectStoreConfig, S3Config, S3Credentials, S3ServerSideEncryption, Secret,
+        build_object_store,
+    },
     object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path},
     std::{
         collections::BTreeMap,
@@ -132,6 +137,10 @@ fn answer(seen: &Seen) -> (String, String) {
 }
 
 fn store(endpoint: &str) -> Arc<dyn ObjectStore> {
+    store_with(endpoint, |_| {})
+}
+
+fn store_with(endpoint: &str, configure: impl FnOnce(&mut S3Config)) -> Arc<dyn ObjectStore> {
     let mut config = S3Config::new("tier", "us-east-1");
     config.endpoint = Some(endpoint.to_owned());
     config.allow_http = true;
@@ -142,6 +151,7 @@ fn store(endpoint: &str) -> Arc<dyn ObjectStore> {
         secret_access_key: Secret::new("testtesttest"),
         session_token: None,
     };
+    configure(&mut config);
     build_object_store(&ObjectStoreConfig::S3(config)).unwrap()
 }
 
@@ -238,4 +248,98 @@ fn multipart_uploads_carry_the_checksum_on_create_parts_and_complete() {
             "{body}"
         );
     }
+}
+
+/// A single PUT and a multipart upload through `store`; the requests that
+/// create objects (the PUT and CreateMultipartUpload).
+fn creating_requests(seen: &Mutex<Vec<Seen>>, store: &Arc<dyn ObjectStore>) -> Vec<Seen> {
+    runtime().block_on(async {
+        store
+            .put(&Path::from("a/one"), PutPayload::from_static(b"one"))
+            .await
+            .unwrap();
+        let mut upload = store.put_multipart(&Path::from("a/multi")).await.unwrap();
+        upload
+            .put_part(PutPayload::from(vec![b'a'; 1000]))
+            .await
+            .unwrap();
+        upload.complete().await.unwrap();
+    });
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 4, "{seen:#?}");
+    vec![seen[0].clone(), seen[1].clone()]
+}
+
+fn assert_signed_header(seen: &Seen, name: &str, value: Option<&str>) {
+    assert_eq!(seen.header(name), value, "{name}: {seen:#?}");
+    if value.is_some() {
+        assert!(
+            seen.signed_headers().iter().any(|h| h == name),
+            "{name} must be signed: {seen:#?}"
+        );
+    }
+}
+
+#[test]
+fn the_storage_class_is_on_every_object_creating_request() {
+    let (endpoint, seen) = stand_in();
+    let store = store_with(&endpoint, |c| {
+        c.storage_class = Some("STANDARD_IA".to_owned())
+    });
+    for request in creating_requests(&seen, &store) {
+        assert_signed_header(&request, "x-amz-storage-class", Some("STANDARD_IA"));
+    }
+    let (endpoint, seen) = stand_in();
+    for request in creating_requests(&seen, &store_with(&endpoint, |_| {})) {
+        assert_signed_header(&request, "x-amz-storage-class", None);
+    }
+}
+
+#[test]
+fn server_side_encryption_is_requested_as_configured() {
+    let (endpoint, seen) = stand_in();
+    let sse_s3 = store_with(&endpoint, |c| {
+        c.server_side_encryption = S3ServerSideEncryption::S3Managed;
+    });
+    for request in creating_requests(&seen, &sse_s3) {
+        assert_signed_header(&request, "x-amz-server-side-encryption", Some("AES256"));
+        assert_signed_header(
+            &request,
+            "x-amz-server-side-encryption-aws-kms-key-id",
+            None,
+        );
+    }
+    let (endpoint, seen) = stand_in();
+    let kms = store_with(&endpoint, |c| {
+        c.server_side_encryption = S3ServerSideEncryption::Kms {
+            key_id: Some("arn:aws:kms:eu-west-1:111122223333:key/tiered".to_owned()),
+        };
+    });
+    for request in creating_requests(&seen, &kms) {
+        assert_signed_header(&request, "x-amz-server-side-encryption", Some("aws:kms"));
+        assert_signed_header(
+            &request,
+            "x-amz-server-side-encryption-aws-kms-key-id",
+            Some("arn:aws:kms:eu-west-1:111122223333:key/tiered"),
+        );
+    }
+    let (endpoint, seen) = stand_in();
+    for request in creating_requests(&seen, &store(&endpoint)) {
+        assert_signed_header(&request, "x-amz-server-side-encryption", None);
+    }
+}
+
+#[test]
+fn a_malformed_storage_class_or_empty_kms_key_is_refused() {
+    for class in ["", "standard", "STANDARD IA"] {
+        let mut config = S3Config::new("tier", "us-east-1");
+        config.storage_class = Some(class.to_owned());
+        let err = ObjectStoreConfig::S3(config).validate().unwrap_err();
+        assert!(err.to_string().contains("storage_class"), "{class}: {err}");
+    }
+    let mut config = S3Config::new("tier", "us-east-1");
+    config.server_side_encryption = S3ServerSideEncryption::Kms {
+        key_id: Some(String::new()),
+    };
+    assert!(ObjectStoreConfig::S3(config).validate().is_err());
 }

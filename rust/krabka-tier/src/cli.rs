@@ -1,0 +1,429 @@
+//! The command line of `krabka-tier`.
+
+use {
+    clap::{Args, Parser, Subcommand},
+    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, build_object_store},
+    krabka_tier::{
+        ExportRange, ExportSummary, PartitionListing, TierError, ValueEncoding, export_partition,
+        list_tier, record_json,
+    },
+    krabka_worm::{
+        Severity, TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, verify_archive,
+    },
+    object_store::ObjectStore,
+    std::{
+        error::Error,
+        ffi::OsString,
+        io::{BufWriter, Write},
+        path::PathBuf,
+        sync::Arc,
+    },
+};
+
+/// Exit code: everything selected was exported.
+const OK: u8 = 0;
+/// Exit code: records were skipped because they could not be read.
+const SKIPPED: u8 = 1;
+/// Exit code: the selection has offset gaps.
+const GAPS: u8 = 2;
+/// Exit code: the tier could not be read.
+const UNREADABLE: u8 = 3;
+/// Exit code: usage error (BSD `EX_USAGE`).
+const USAGE: u8 = 64;
+
+/// Reads a Krabka tier (a filesystem tier, an S3 or GCS bucket) without a
+/// broker.
+#[derive(Debug, Parser)]
+#[command(name = "krabka-tier", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Topics, partitions and segment copies of the tier.
+    List {
+        #[command(flatten)]
+        source: Source,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Records of a topic (or one partition) as JSON lines on stdout.
+    Export {
+        #[command(flatten)]
+        source: Source,
+        /// The topic.
+        #[arg(long)]
+        topic: String,
+        /// Only this partition.
+        #[arg(long)]
+        partition: Option<i32>,
+        /// The first offset.
+        #[arg(long)]
+        from_offset: Option<i64>,
+        /// The last offset (inclusive).
+        #[arg(long)]
+        to_offset: Option<i64>,
+        /// The earliest timestamp (ms).
+        #[arg(long)]
+        from_timestamp: Option<i64>,
+        /// The latest timestamp (ms, inclusive).
+        #[arg(long)]
+        to_timestamp: Option<i64>,
+        /// Also records of aborted transactions.
+        #[arg(long)]
+        uncommitted: bool,
+        /// Keys and values as text when they are UTF-8 (else `{"base64": …}`);
+        /// base64 otherwise.
+        #[arg(long)]
+        utf8: bool,
+        /// The tier is a write-once archive: authenticate each partition
+        /// first (the archive verifier's deep checks against the keys given)
+        /// and refuse to export one that fails them.
+        #[arg(long, requires = "key_ids")]
+        verify: bool,
+        /// A trusted key id (with `--verify`); repeat, each paired with the
+        /// `--public-key` at the same position.
+        #[arg(long = "key-id")]
+        key_ids: Vec<String>,
+        /// A trusted Ed25519 public key, 64 hex characters.
+        #[arg(long = "public-key")]
+        public_keys: Vec<String>,
+    },
+}
+
+/// Where the tier is.
+#[derive(Debug, Args)]
+struct Source {
+    /// A filesystem tier, or a local copy of a bucket.
+    #[arg(long, group = "tier")]
+    local: Option<PathBuf>,
+    /// S3 bucket (credentials from the AWS environment).
+    #[arg(long, group = "tier")]
+    s3_bucket: Option<String>,
+    /// S3 endpoint (S3-compatible servers).
+    #[arg(long, requires = "s3_bucket")]
+    s3_endpoint: Option<String>,
+    /// S3 region.
+    #[arg(long, default_value = "us-east-1")]
+    s3_region: String,
+    /// Path-style S3 requests.
+    #[arg(long)]
+    path_style: bool,
+    /// GCS bucket (credentials from GOOGLE_APPLICATION_CREDENTIALS).
+    #[arg(long, group = "tier")]
+    gcs_bucket: Option<String>,
+    /// GCS endpoint (emulators).
+    #[arg(long, requires = "gcs_bucket")]
+    gcs_endpoint: Option<String>,
+    /// Send no GCS credentials (emulators).
+    #[arg(long, requires = "gcs_bucket")]
+    gcs_no_auth: bool,
+    /// Key prefix of the tier (`rsm.config.prefix`).
+    #[arg(long)]
+    prefix: Option<String>,
+}
+
+impl Source {
+    fn config(&self) -> Option<ObjectStoreConfig> {
+        if let Some(root) = &self.local {
+            return Some(ObjectStoreConfig::Local { root: root.clone() });
+        }
+        if let Some(bucket) = &self.s3_bucket {
+            let mut s3 = S3Config::new(bucket.clone(), self.s3_region.clone());
+            s3.endpoint.clone_from(&self.s3_endpoint);
+            s3.path_style = self.path_style;
+            s3.allow_http = self
+                .s3_endpoint
+                .as_deref()
+                .is_some_and(|e| e.starts_with("http://"));
+            return Some(ObjectStoreConfig::S3(s3));
+        }
+        if let Some(bucket) = &self.gcs_bucket {
+            let mut gcs = GcsConfig::new(bucket.clone());
+            gcs.endpoint.clone_from(&self.gcs_endpoint);
+            gcs.allow_http = self
+                .gcs_endpoint
+                .as_deref()
+                .is_some_and(|e| e.starts_with("http://"));
+            if self.gcs_no_auth {
+                gcs = gcs.without_auth();
+            }
+            return Some(ObjectStoreConfig::Gcs(gcs));
+        }
+        None
+    }
+}
+
+/// Runs the command line on `args`; returns the exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { USAGE } else { OK };
+        }
+    };
+    let source = match &cli.command {
+        Command::List { source, .. } | Command::Export { source, .. } => source,
+    };
+    let Some(config) = source.config() else {
+        eprintln!("krabka-tier: name the tier: --local, --s3-bucket or --gcs-bucket");
+        return USAGE;
+    };
+    if let ObjectStoreConfig::Local { root } = &config {
+        if !root.is_dir() {
+            eprintln!("krabka-tier: {} is not a directory", root.display());
+            return UNREADABLE;
+        }
+    }
+    let store = match build_object_store(&config) {
+        Ok(store) => store,
+        Err(err) => return fail(&TierError::Config(err)),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => return fail(&err),
+    };
+    let prefix = source.prefix.clone();
+    runtime.block_on(async move {
+        let listing = match list_tier(&*store, prefix.as_deref()).await {
+            Ok(listing) => listing,
+            Err(err) => return fail(&err),
+        };
+        match cli.command {
+            Command::List { json, .. } => print_listing(&listing, json),
+            Command::Export {
+                topic,
+                partition,
+                from_offset,
+                to_offset,
+                from_timestamp,
+                to_timestamp,
+                uncommitted,
+                utf8,
+                verify,
+                key_ids,
+                public_keys,
+                ..
+            } => {
+                let trusted = if verify {
+                    match trusted_keys(&key_ids, &public_keys) {
+                        Ok(trusted) => Some(trusted),
+                        Err(message) => {
+                            eprintln!("krabka-tier: {message}");
+                            return USAGE;
+                        }
+                    }
+                } else {
+                    None
+                };
+                let range = ExportRange {
+                    from_offset,
+                    to_offset,
+                    from_timestamp,
+                    to_timestamp,
+                    uncommitted,
+                };
+                let encoding = if utf8 {
+                    ValueEncoding::Utf8
+                } else {
+                    ValueEncoding::Base64
+                };
+                let selected: Vec<&PartitionListing> = listing
+                    .iter()
+                    .filter(|p| p.topic == topic && partition.is_none_or(|n| p.partition == n))
+                    .collect();
+                let request = Export {
+                    range,
+                    encoding,
+                    trusted,
+                    prefix,
+                };
+                export(store, &selected, &request, &topic).await
+            }
+        }
+    })
+}
+
+fn print_listing(listing: &[PartitionListing], json: bool) -> u8 {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let written = if json {
+        serde_json::to_writer_pretty(&mut out, listing)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out))
+    } else {
+        listing.iter().try_for_each(|p| {
+            let bytes: u64 = p.segments.iter().map(|s| s.log_bytes).sum();
+            writeln!(
+                out,
+                "{}-{} (topic id {}): {} segment cop{} from offset {}, {} bytes of logs",
+                p.topic,
+                p.partition,
+                krabka_kafka::kafka_uuid(p.topic_id),
+                p.segments.len(),
+                if p.segments.len() == 1 { "y" } else { "ies" },
+                p.segments.first().map_or(0, |s| s.start_offset),
+                bytes
+            )?;
+            p.segments.iter().try_for_each(|s| {
+                writeln!(
+                    out,
+                    "  {:>20} {} {:>12} bytes {}",
+                    s.start_offset,
+                    krabka_kafka::kafka_uuid(s.segment_id),
+                    s.log_bytes,
+                    s.files.keys().cloned().collect::<Vec<_>>().join(" ")
+                )
+            })
+        })
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => OK,
+        Err(err) => fail(&TierError::Output(err)),
+    }
+}
+
+/// What `export` was asked for.
+struct Export {
+    range: ExportRange,
+    encoding: ValueEncoding,
+    /// With `--verify`: the keys partitions are authenticated against.
+    trusted: Option<TrustedManifestKeys>,
+    prefix: Option<String>,
+}
+
+/// The trusted key set of `--key-id`/`--public-key` pairs.
+fn trusted_keys(key_ids: &[String], public_keys: &[String]) -> Result<TrustedManifestKeys, String> {
+    if key_ids.len() != public_keys.len() {
+        return Err("give each --key-id with one --public-key, in the same order".to_owned());
+    }
+    let mut trusted = TrustedManifestKeys::new();
+    for (key_id, hex) in key_ids.iter().zip(public_keys) {
+        trusted
+            .insert_hex(key_id, hex)
+            .map_err(|err| err.to_string())?;
+    }
+    Ok(trusted)
+}
+
+/// Whether `partition` of the archive verifies deep against `trusted`;
+/// prints why not.
+async fn authentic(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    trusted: &TrustedManifestKeys,
+    prefix: Option<&str>,
+) -> Result<bool, u8> {
+    let mut request = VerifyRequest::new(prefix.map(str::to_owned), trusted.clone());
+    request.depth = VerifyDepth::Deep;
+    request.topic = Some(partition.topic.clone());
+    request.partition = Some(partition.partition);
+    let report = verify_archive(store, &request)
+        .await
+        .map_err(|err| fail(&err))?;
+    if report.outcome() == VerifyOutcome::Verified {
+        return Ok(true);
+    }
+    eprintln!(
+        "krabka-tier: {}-{}: refused: the archive does not verify ({:?}); nothing of it is exported",
+        partition.topic,
+        partition.partition,
+        report.outcome()
+    );
+    for finding in report
+        .all_findings()
+        .filter(|f| f.severity() > Severity::Notice)
+    {
+        let finding = serde_json::to_string(finding).unwrap_or_else(|err| err.to_string());
+        eprintln!("krabka-tier:   {finding}");
+    }
+    Ok(false)
+}
+
+async fn export(
+    store: Arc<dyn ObjectStore>,
+    selected: &[&PartitionListing],
+    request: &Export,
+    topic: &str,
+) -> u8 {
+    if selected.is_empty() {
+        return fail(&TierError::NoSuchPartition(format!("topic {topic}")));
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut code = OK;
+    for partition in selected {
+        if let Some(trusted) = &request.trusted {
+            match authentic(&*store, partition, trusted, request.prefix.as_deref()).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    code = SKIPPED;
+                    continue;
+                }
+                Err(code) => return code,
+            }
+        }
+        let mut sink = |record: &krabka_tier::ExportedRecord<'_>| {
+            serde_json::to_writer(&mut out, &record_json(record, request.encoding))
+                .map_err(std::io::Error::other)?;
+            out.write_all(b"\n")
+        };
+        let summary = match export_partition(&*store, partition, &request.range, &mut sink).await {
+            Ok(summary) => summary,
+            Err(err) => return fail(&err),
+        };
+        report(partition, &summary);
+        if summary.skipped_anything() {
+            code = SKIPPED;
+        } else if !summary.gaps.is_empty() && code == OK {
+            code = GAPS;
+        }
+    }
+    match out.flush() {
+        Ok(()) => code,
+        Err(err) => fail(&TierError::Output(err)),
+    }
+}
+
+fn report(partition: &PartitionListing, summary: &ExportSummary) {
+    eprintln!(
+        "krabka-tier: {}-{}: {} record(s) from {} segment cop{}; left out: {} aborted and {} control batch(es), {} overlapping batch(es)",
+        partition.topic,
+        partition.partition,
+        summary.records,
+        summary.segments,
+        if summary.segments == 1 { "y" } else { "ies" },
+        summary.aborted_batches,
+        summary.control_batches,
+        summary.overlapping_batches
+    );
+    for (first, last) in &summary.gaps {
+        eprintln!("krabka-tier:   gap: no segment holds offsets {first}..={last}");
+    }
+    for problem in &summary.problems {
+        eprintln!(
+            "krabka-tier:   skipped: {} (position {}, offset {}): {}",
+            problem.key,
+            problem.position.map_or("-".to_owned(), |p| p.to_string()),
+            problem.offset.map_or("-".to_owned(), |o| o.to_string()),
+            problem.detail
+        );
+    }
+}
+
+fn fail(err: &dyn Error) -> u8 {
+    let mut message = format!("krabka-tier: {err}");
+    let mut source = err.source();
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    eprintln!("{message}");
+    UNREADABLE
+}

@@ -1,0 +1,374 @@
+//! [`export_partition`]: the records of one partition, decoded from its
+//! segment logs in offset order, committed only by default.
+
+use {
+    crate::{
+        PartitionListing, SegmentListing, TierError,
+        batches::{BatchStream, StreamProblem},
+    },
+    krabka_kafka::{
+        IndexType, LogOffset, TimestampMs,
+        index::{AbortedTxnIndexEntry, RecordBatch, parse_txn_index},
+    },
+    object_store::{ObjectStore, ObjectStoreExt, path::Path},
+    serde::Serialize,
+};
+
+/// Which records to export. Bounds are inclusive; `None` is open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExportRange {
+    /// The first offset.
+    pub from_offset: Option<LogOffset>,
+    /// The last offset.
+    pub to_offset: Option<LogOffset>,
+    /// The earliest record timestamp.
+    pub from_timestamp: Option<TimestampMs>,
+    /// The latest record timestamp.
+    pub to_timestamp: Option<TimestampMs>,
+    /// Also export records of aborted transactions (a `read_uncommitted`
+    /// view); control batches are never exported.
+    pub uncommitted: bool,
+}
+
+impl ExportRange {
+    fn offset_in(&self, offset: LogOffset) -> bool {
+        self.from_offset.is_none_or(|from| offset >= from)
+            && self.to_offset.is_none_or(|to| offset <= to)
+    }
+
+    fn timestamp_in(&self, timestamp: TimestampMs) -> bool {
+        self.from_timestamp.is_none_or(|from| timestamp >= from)
+            && self.to_timestamp.is_none_or(|to| timestamp <= to)
+    }
+}
+
+/// One exported record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedRecord<'a> {
+    /// Topic name.
+    pub topic: &'a str,
+    /// Partition number.
+    pub partition: i32,
+    /// Offset.
+    pub offset: LogOffset,
+    /// Timestamp (create or log-append time, as the batch says).
+    pub timestamp: TimestampMs,
+    /// Key, `None` for null.
+    pub key: Option<&'a [u8]>,
+    /// Value, `None` for null (a tombstone).
+    pub value: Option<&'a [u8]>,
+    /// Headers in order: key and nullable value.
+    pub headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
+}
+
+/// Something the export could not read, with where it is; the export went
+/// on where it safely could.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExportProblem {
+    /// The object.
+    pub key: String,
+    /// The byte position in it, when known.
+    pub position: Option<u64>,
+    /// The offset, when known.
+    pub offset: Option<LogOffset>,
+    /// What is wrong, and what was skipped.
+    pub detail: String,
+}
+
+/// What an export did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ExportSummary {
+    /// Records written.
+    pub records: u64,
+    /// Segment copies read.
+    pub segments: u64,
+    /// Batches of aborted transactions left out.
+    pub aborted_batches: u64,
+    /// Control batches (transaction markers) left out.
+    pub control_batches: u64,
+    /// Batches left out because an earlier segment copy already exported
+    /// their offsets (overlapping copies).
+    pub overlapping_batches: u64,
+    /// Offset ranges `[first, last]` within the export that no segment
+    /// holds.
+    pub gaps: Vec<(LogOffset, LogOffset)>,
+    /// What could not be read.
+    pub problems: Vec<ExportProblem>,
+}
+
+impl ExportSummary {
+    /// Whether anything was skipped for a problem (not by the selection).
+    #[must_use]
+    pub fn skipped_anything(&self) -> bool {
+        !self.problems.is_empty()
+    }
+}
+
+/// Exports the records of `partition` selected by `range`, in offset
+/// order, to `sink`. Records of aborted transactions are left out (unless
+/// `range.uncommitted`), using every transaction index of the partition;
+/// control batches always. Overlapping segment copies export each offset
+/// once. A corrupt batch (bad CRC, undecodable records), a truncated log or
+/// a missing file is an [`ExportProblem`]: the export skips what it cannot
+/// read and goes on.
+///
+/// # Errors
+/// [`TierError::Output`] when `sink` fails; [`TierError::Store`] when a
+/// read fails for a reason other than the object's absence.
+pub async fn export_partition(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    range: &ExportRange,
+    sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+) -> Result<ExportSummary, TierError> {
+    let mut summary = ExportSummary::default();
+    let aborted = if range.uncommitted {
+        Vec::new()
+    } else {
+        aborted_transactions(store, partition, &mut summary).await?
+    };
+    let mut export = Export {
+        partition,
+        range,
+        aborted: &aborted,
+        next: range.from_offset,
+        summary,
+    };
+    for segment in &partition.segments {
+        if range.to_offset.is_some_and(|to| segment.start_offset > to) {
+            break;
+        }
+        if export.export_segment(store, segment, sink).await? == Flow::Stop {
+            break;
+        }
+    }
+    Ok(export.summary)
+}
+
+/// Every aborted transaction recorded in the partition's transaction
+/// indexes (a transaction can abort in a later segment than its records).
+async fn aborted_transactions(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    summary: &mut ExportSummary,
+) -> Result<Vec<AbortedTxnIndexEntry>, TierError> {
+    let mut aborted = Vec::new();
+    for segment in &partition.segments {
+        let Some(key) = segment.file(IndexType::Transaction.suffix()) else {
+            continue;
+        };
+        let bytes = match store.get(&Path::from(key)).await {
+            Ok(got) => got.bytes().await,
+            Err(err) => Err(err),
+        };
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(object_store::Error::NotFound { .. }) => continue,
+            Err(source) => {
+                return Err(TierError::Store {
+                    operation: "read of",
+                    key: key.to_owned(),
+                    source,
+                });
+            }
+        };
+        match parse_txn_index(&bytes) {
+            Ok(entries) => aborted.extend_from_slice(entries),
+            Err(err) => summary.problems.push(ExportProblem {
+                key: key.to_owned(),
+                position: None,
+                offset: None,
+                detail: format!(
+                    "{err}; aborted transactions it records may be exported as committed"
+                ),
+            }),
+        }
+    }
+    Ok(aborted)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
+struct Export<'e> {
+    partition: &'e PartitionListing,
+    range: &'e ExportRange,
+    aborted: &'e [AbortedTxnIndexEntry],
+    /// The next offset expected: every earlier one was exported or passed.
+    next: Option<LogOffset>,
+    summary: ExportSummary,
+}
+
+impl Export<'_> {
+    async fn export_segment(
+        &mut self,
+        store: &dyn ObjectStore,
+        segment: &SegmentListing,
+        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+    ) -> Result<Flow, TierError> {
+        let Some(key) = segment.log_key.as_deref() else {
+            self.problem(
+                segment_key(segment),
+                None,
+                None,
+                "the segment copy has no .log: skipped",
+            );
+            return Ok(Flow::Go);
+        };
+        self.summary.segments += 1;
+        let mut batches = BatchStream::open(store, key).await?;
+        loop {
+            let raw = match batches.next().await {
+                Ok(Some(raw)) => raw,
+                Ok(None) => return Ok(Flow::Go),
+                Err(Ok(problem)) => {
+                    let position = match problem {
+                        StreamProblem::Truncated { position, .. }
+                        | StreamProblem::BadLength { position, .. } => position,
+                    };
+                    let detail = format!("{problem}; the rest of the segment is skipped");
+                    self.problem(key, Some(position), None, &detail);
+                    return Ok(Flow::Go);
+                }
+                Err(Err(err)) => return Err(err),
+            };
+            let position = usize::try_from(raw.position).unwrap_or(usize::MAX);
+            let batch = match RecordBatch::parse(&raw.bytes, position) {
+                Ok(batch) => batch,
+                Err(err) => {
+                    let offset = raw
+                        .bytes
+                        .get(..8)
+                        .map(|b| i64::from_be_bytes(b.try_into().unwrap_or([0; 8])));
+                    let detail = format!("{err}; the batch is skipped");
+                    self.problem(key, Some(raw.position), offset, &detail);
+                    continue;
+                }
+            };
+            if self.export_batch(key, &batch, sink)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+    }
+
+    fn export_batch(
+        &mut self,
+        key: &str,
+        batch: &RecordBatch<'_>,
+        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+    ) -> Result<Flow, TierError> {
+        if self
+            .range
+            .to_offset
+            .is_some_and(|to| batch.base_offset() > to)
+        {
+            return Ok(Flow::Stop);
+        }
+        if self
+            .range
+            .from_offset
+            .is_some_and(|from| batch.last_offset() < from)
+        {
+            return Ok(Flow::Go);
+        }
+        if self.next.is_some_and(|next| batch.last_offset() < next) {
+            self.summary.overlapping_batches += 1;
+            return Ok(Flow::Go);
+        }
+        if let Some(next) = self.next {
+            if batch.base_offset() > next {
+                self.summary.gaps.push((next, batch.base_offset() - 1));
+            }
+        }
+        let already = self.next;
+        self.next = Some(batch.next_offset());
+        if batch.is_control() {
+            self.summary.control_batches += 1;
+            return Ok(Flow::Go);
+        }
+        if batch.is_transactional() && self.is_aborted(batch) {
+            self.summary.aborted_batches += 1;
+            return Ok(Flow::Go);
+        }
+        let records = match batch.records() {
+            Ok(records) => records,
+            Err(err) => {
+                let detail = format!("{err}; the batch is skipped");
+                self.problem(
+                    key,
+                    Some(batch.position() as u64),
+                    Some(batch.base_offset()),
+                    &detail,
+                );
+                return Ok(Flow::Go);
+            }
+        };
+        for record in &records {
+            let record = match record {
+                Ok(record) => record,
+                Err(err) => {
+                    let detail = format!("{err}; the rest of the batch is skipped");
+                    self.problem(
+                        key,
+                        Some(batch.position() as u64),
+                        Some(batch.base_offset()),
+                        &detail,
+                    );
+                    break;
+                }
+            };
+            let offset = record.offset();
+            if already.is_some_and(|next| offset < next)
+                || !self.range.offset_in(offset)
+                || !self.range.timestamp_in(record.timestamp())
+            {
+                continue;
+            }
+            let headers = record.headers().iter().map(|h| (h.key, h.value)).collect();
+            let exported = ExportedRecord {
+                topic: &self.partition.topic,
+                partition: self.partition.partition,
+                offset,
+                timestamp: record.timestamp(),
+                key: record.key(),
+                value: record.value(),
+                headers,
+            };
+            sink(&exported).map_err(TierError::Output)?;
+            self.summary.records += 1;
+        }
+        Ok(Flow::Go)
+    }
+
+    fn is_aborted(&self, batch: &RecordBatch<'_>) -> bool {
+        let (producer, offset) = (batch.producer_id(), batch.base_offset());
+        self.aborted.iter().any(|entry| {
+            entry.producer_id() == producer
+                && entry.first_offset() <= offset
+                && offset <= entry.last_offset()
+        })
+    }
+
+    fn problem(
+        &mut self,
+        key: &str,
+        position: Option<u64>,
+        offset: Option<LogOffset>,
+        detail: &str,
+    ) {
+        self.summary.problems.push(ExportProblem {
+            key: key.to_owned(),
+            position,
+            offset,
+            detail: detail.to_owned(),
+        });
+    }
+}
+
+/// Some key of the segment copy, for a problem about the copy as a whole.
+fn segment_key(segment: &SegmentListing) -> &str {
+    segment.files.values().next().map_or("", String::as_str)
+}

@@ -1,0 +1,25 @@
+//! Reads a tier without a broker: the topics, partitions and segments a
+//! bucket (or a filesystem tier) holds ([`list_tier`]), and the committed
+//! records of a partition ([`export_partition`]), decoded from the segment
+//! files with Kafka's own formats.
+//!
+//! Everything is derived from the object keys (the key codec of
+//! `krabka_kafka`) and the segments' own bytes: no metadata manager, no
+//! broker. Segment logs are streamed: memory depends on the largest record
+//! batch, not on the segment.
+
+#![forbid(unsafe_code)]
+
+mod batches;
+mod error;
+mod export;
+mod listing;
+mod record_json;
+
+pub use {
+    batches::BatchStream,
+    error::TierError,
+    export::{ExportProblem, ExportRange, ExportSummary, ExportedRecord, export_partition},
+    listing::{PartitionListing, SegmentListing, list_tier},
+    record_json::{ValueEncoding, record_json},
+};

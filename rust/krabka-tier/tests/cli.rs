@@ -1,0 +1,125 @@
+//! The `krabka-tier` binary on a filesystem tier holding a segment Apache
+//! Kafka wrote: output and exit codes.
+
+#![allow(missing_docs)]
+
+use {
+    std::{fs, path::Path, process::Command},
+    uuid::Uuid,
+};
+
+fn fixture_log() -> Vec<u8> {
+    fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/kafka/plain/00000000000000000100.log"),
+    )
+    .unwrap()
+}
+
+/// A tier with topic `orders`, partition 2, one segment copy of `log`.
+fn tier(log: &[u8]) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join(format!(
+        "orders-2-{}",
+        krabka_kafka::kafka_uuid(Uuid::from_u128(7))
+    ));
+    fs::create_dir_all(&dir).unwrap();
+    let name = format!(
+        "{:020}-{}",
+        100,
+        krabka_kafka::kafka_uuid(Uuid::from_u128(9))
+    );
+    fs::write(dir.join(format!("{name}.log")), log).unwrap();
+    fs::write(dir.join(format!("{name}.index")), b"").unwrap();
+    root
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_krabka-tier"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn list_names_partitions_and_segment_copies() {
+    let root = tier(&fixture_log());
+    let local = root.path().to_str().unwrap();
+    let (code, out, _) = run(&["list", "--local", local]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("orders-2 (topic id "), "{out}");
+    assert!(out.contains("1 segment copy from offset 100"), "{out}");
+    assert!(out.contains(".index .log"), "{out}");
+    let (code, out, _) = run(&["list", "--local", local, "--json"]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json[0]["topic"], "orders");
+    assert_eq!(json[0]["segments"][0]["start_offset"], 100);
+}
+
+#[test]
+fn export_writes_json_lines_and_says_what_it_did() {
+    let root = tier(&fixture_log());
+    let local = root.path().to_str().unwrap();
+    let (code, out, err) = run(&[
+        "export",
+        "--local",
+        local,
+        "--topic",
+        "orders",
+        "--to-offset",
+        "102",
+        "--utf8",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["offset"], 100);
+    assert_eq!(lines[0]["key"], "key-100");
+    assert_eq!(lines[0]["partition"], 2);
+    assert_eq!(lines[0]["headers"][0]["key"], "h0");
+    assert_eq!(lines[0]["headers"][1]["value"], serde_json::Value::Null);
+    assert!(err.contains("orders-2: 3 record(s)"), "{err}");
+}
+
+#[test]
+fn skipped_records_gaps_and_failures_have_their_exit_codes() {
+    let mut log = fixture_log();
+    log[70] ^= 0xff;
+    let root = tier(&log);
+    let local = root.path().to_str().unwrap();
+    let (code, _, err) = run(&["export", "--local", local, "--topic", "orders"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("skipped:") && err.contains(".log (position 0, offset 100)"),
+        "{err}"
+    );
+    // The fixture's offsets 125..=129 are held by no batch.
+    let clean = tier(&fixture_log());
+    let (code, _, err) = run(&[
+        "export",
+        "--local",
+        clean.path().to_str().unwrap(),
+        "--topic",
+        "orders",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("gap: no segment holds offsets 125..=129"),
+        "{err}"
+    );
+    let (code, _, _) = run(&["export", "--local", local, "--topic", "payments"]);
+    assert_eq!(code, 3);
+    let (code, _, _) = run(&["list", "--local", "/nonexistent/tier"]);
+    assert_eq!(code, 3);
+    let (code, _, _) = run(&["export", "--local", local]);
+    assert_eq!(code, 64);
+}
