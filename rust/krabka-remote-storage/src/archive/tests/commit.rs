@@ -189,6 +189,21 @@ fn garbage_at_the_next_position_is_routed_around_by_a_detour() {
         .unwrap();
     assert_eq!(chain_of(&f, 4).epoch_id, detour);
     assert_eq!(chain_of(&f, 4).prev_head, head_of(&f, 3));
+    assert_only_foreign(&f, 1);
+}
+
+/// The archive verifies with `count` foreign-object findings and nothing
+/// else: the chain routed around them is unbroken.
+fn assert_only_foreign(f: &Fixture, count: usize) {
+    let report = verify(f);
+    let findings: Vec<_> = report.all_findings().collect();
+    assert_eq!(findings.len(), count, "{report:#?}");
+    assert!(
+        findings
+            .iter()
+            .all(|finding| matches!(finding, krabka_worm::VerifyBreak::ForeignObject { .. })),
+        "{report:#?}"
+    );
 }
 
 #[test]
@@ -219,6 +234,7 @@ fn a_junked_detour_is_routed_around_again() {
             prev_head: head
         }
     );
+    assert_only_foreign(&f, 2);
 }
 
 #[test]
@@ -236,6 +252,7 @@ fn an_oversized_object_at_a_seal_position_is_never_read() {
     assert!(!got.contains(&huge), "read {huge}: {got:?}");
     assert_eq!(chain_of(&f, 2).prev_head, head_of(&f, 1));
     assert_eq!(chain_of(&f, 2).seq, ManifestSeq(0));
+    assert_only_foreign(&f, 1);
 }
 
 #[test]
