@@ -25,8 +25,8 @@ use {
     },
     krabka_remote_storage::{
         DeleteOutcome, IndexType, MANIFEST_SUFFIX, RemoteStorageError, RemoteStorageManager,
-        S3RemoteStorage, SegmentManifest, TopicIdPartition, TrustedManifestKeys, VerifyDepth,
-        VerifyOutcome, VerifyRequest, WormConfig, WormRemoteStorage, verify_archive,
+        S3RemoteStorage, SegmentManifest, TopicIdPartition, VerifyDepth, VerifyOutcome,
+        VerifyRequest, WormRemoteStorage, verify_archive,
     },
     object_store::{ObjectStoreExt, path::Path},
     servers::{segment, skip_or_fail, unique_prefix},
@@ -34,28 +34,13 @@ use {
     support::{
         conformance::{self, Capabilities},
         segment_metadata,
+        worm_key::{trusted, worm_config},
     },
     tokio_util::sync::CancellationToken,
     uuid::Uuid,
 };
 
-const KEY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/worm/test-key-1.pem"
-);
-const KEY_1_PUBLIC: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
 const PART: usize = 5 * 1024 * 1024;
-
-fn worm_config() -> WormConfig {
-    WormConfig::new(KEY, "test-key-1")
-}
-
-fn trusted() -> TrustedManifestKeys {
-    let public: Vec<u8> = (0..32)
-        .map(|i| u8::from_str_radix(&KEY_1_PUBLIC[i * 2..i * 2 + 2], 16).unwrap())
-        .collect();
-    TrustedManifestKeys::single("test-key-1", &public).unwrap()
-}
 
 /// The GCS server with the lock bucket the stage script created.
 fn lock_bucket(test: &str) -> Option<servers::GcsServer> {

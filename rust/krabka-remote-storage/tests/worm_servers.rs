@@ -20,9 +20,9 @@ mod support;
 use {
     krabka_remote_storage::{
         DeleteOutcome, ErrorClass, IndexType, MANIFEST_SUFFIX, RemoteStorageError,
-        RemoteStorageManager, S3RemoteStorage, SegmentManifest, TopicIdPartition,
-        TrustedManifestKeys, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
-        WormChainRecord, WormConfig, WormRemoteStorage, verify_archive, verify_manifest_signature,
+        RemoteStorageManager, S3RemoteStorage, SegmentManifest, TopicIdPartition, VerifyBreak,
+        VerifyDepth, VerifyOutcome, VerifyRequest, WormChainRecord, WormRemoteStorage,
+        verify_archive, verify_manifest_signature,
     },
     object_store::{ObjectStoreExt, path::Path},
     servers::{segment, skip_or_fail, unique_prefix},
@@ -30,26 +30,10 @@ use {
     support::{
         conformance::{self, Capabilities},
         segment_metadata,
+        worm_key::{trusted, worm_config},
     },
     uuid::Uuid,
 };
-
-const KEY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/worm/test-key-1.pem"
-);
-const KEY_1_PUBLIC: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
-
-fn worm_config() -> WormConfig {
-    WormConfig::new(KEY, "test-key-1")
-}
-
-fn trusted() -> TrustedManifestKeys {
-    let public: Vec<u8> = (0..32)
-        .map(|i| u8::from_str_radix(&KEY_1_PUBLIC[i * 2..i * 2 + 2], 16).unwrap())
-        .collect();
-    TrustedManifestKeys::single("test-key-1", &public).unwrap()
-}
 
 fn worm_bucket(test: &str) -> Option<servers::S3Server> {
     let mut server = servers::seaweedfs(test)?;

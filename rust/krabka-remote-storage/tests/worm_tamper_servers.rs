@@ -27,31 +27,22 @@ use {
     krabka_object_store::ObjectStoreConfig,
     krabka_remote_storage::{
         ArchiveVerifyReport, ChainHead, MANIFEST_SUFFIX, ManifestSigner, RemoteStorageManager,
-        S3RemoteStorage, SegmentManifest, Severity, TopicIdPartition, TrustedManifestKeys,
-        VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest, WormArchiver, WormChainRecord,
-        WormConfig, partition_dir_name, seal_key, segment_file_name, verify_archive_config,
+        S3RemoteStorage, SegmentManifest, Severity, TopicIdPartition, VerifyBreak, VerifyDepth,
+        VerifyOutcome, VerifyRequest, WormArchiver, WormChainRecord, WormConfig,
+        partition_dir_name, seal_key, segment_file_name, verify_archive_config,
     },
     object_store::{ObjectStore, ObjectStoreExt, path::Path},
     servers::{S3Server, segment, skip_or_fail, unique_prefix},
     std::sync::Arc,
-    support::segment_metadata,
+    support::{
+        segment_metadata,
+        worm_key::{KEY, trusted},
+    },
     uuid::Uuid,
 };
 
-const KEY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/worm/test-key-1.pem"
-);
-const KEY_1_PUBLIC: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
 /// Multipart threshold and part size of the archives written here.
 const PART: usize = 5 * 1024 * 1024;
-
-fn trusted() -> TrustedManifestKeys {
-    let public: Vec<u8> = (0..32)
-        .map(|i| u8::from_str_radix(&KEY_1_PUBLIC[i * 2..i * 2 + 2], 16).unwrap())
-        .collect();
-    TrustedManifestKeys::single("test-key-1", &public).unwrap()
-}
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()

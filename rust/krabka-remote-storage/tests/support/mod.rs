@@ -10,6 +10,7 @@
 
 pub mod conformance;
 pub mod metadata;
+pub mod worm_key;
 
 // Each test binary uses a different part of these too.
 #[allow(unused_imports)]
