@@ -25,9 +25,14 @@
 //! `io.krabka.native`, the default of targets it has not seen yet) and sends
 //! the levels back when one changed ([`NativeLog::set_levels`]). A change
 //! rebuilds `tracing`'s callsite interest and `log`'s global maximum, so a
-//! disabled event costs one atomic load at its call site and is never
-//! formatted. Spans carry context only: they are created when any target
-//! enables their level.
+//! disabled event costs the check of its call site's cached interest and is
+//! never formatted. Every `tracing` call site registers once (the layer's
+//! level hint is TRACE), so every module enters the table and Java can
+//! enable any level of it; `log` records are cut by `log`'s global maximum
+//! first, so the crates that use `log` are in the table from the start
+//! ([`targets::SEED_TARGETS`]) and a new target takes the level of its
+//! longest known `::` prefix until Java sends its own. Spans carry context
+//! only: they are created when any target enables their level.
 //!
 //! # Bounds
 //!
