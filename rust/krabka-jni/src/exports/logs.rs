@@ -65,18 +65,19 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_logLevels<'loc
     levels: JByteArray<'local>,
 ) -> jboolean {
     boundary::call(&mut env, |env| {
-        let level = |code: jbyte| {
-            u8::try_from(code)
-                .ok()
-                .and_then(LogLevel::from_code)
-                .ok_or_else(|| {
-                    BridgeError::InvalidArgument(format!("unknown log level code {code}"))
-                })
+        let level = |code: u8| {
+            LogLevel::from_code(code).ok_or_else(|| {
+                BridgeError::InvalidArgument(format!("unknown log level code {code}"))
+            })
         };
-        let default = level(default_level)?;
+        let default = u8::try_from(default_level)
+            .map_err(|_| {
+                BridgeError::InvalidArgument(format!("unknown log level code {default_level}"))
+            })
+            .and_then(level)?;
         let levels = bytes(env, &levels)?
             .into_iter()
-            .map(|code| level(code.cast_signed()))
+            .map(level)
             .collect::<Result<Vec<_>, _>>()?;
         let Some(log) = logging::global() else {
             return Ok(false);
