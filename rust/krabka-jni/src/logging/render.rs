@@ -60,6 +60,13 @@ impl Visit for FieldWriter {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         self.field(field, value);
     }
+
+    /// An error passed as `&dyn Error` prints with its cause chain: a log
+    /// line is an edge of the stack.
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        let chain = crate::boundary::message_with_causes(value);
+        self.field(field, &format_args!("{chain}"));
+    }
 }
 
 /// The final form of a rendered message: scrubbed of credentials, cut at

@@ -247,6 +247,22 @@ fn the_segment_span_names_partition_segment_and_offset() {
 }
 
 #[test]
+fn errors_passed_as_errors_print_their_cause_chain() {
+    let log = Arc::new(NativeLog::new(8, NO_LIMIT));
+    let err = krabka_remote_storage::RemoteStorageError::Retryable {
+        message: "listing failed".to_owned(),
+        source: Some(Box::new(std::io::Error::other("connection refused"))),
+    };
+    with_layer(&log, || {
+        tracing::warn!(target: TARGET, error = &err as &dyn std::error::Error, "cannot check");
+    });
+    assert_eq!(
+        drain_all(&log)[0].message,
+        "cannot check error=transient remote storage failure: listing failed: connection refused"
+    );
+}
+
+#[test]
 fn a_flood_is_rate_limited_per_target_and_counted() {
     let log = NativeLog::new(
         1000,
