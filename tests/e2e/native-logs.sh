@@ -20,7 +20,8 @@ rm -rf "$E2E_WORK"; mkdir -p "$E2E_WORK"
 trap e2e_cleanup EXIT
 export E2E_RF=1
 # Nothing listens on a free port: every request is refused at once.
-export E2E_S3_ENDPOINT="http://127.0.0.1:$(free_port)" E2E_S3_BUCKET=tiered E2E_S3_PREFIX="e2e-$name"
+port=$(free_port)
+export E2E_S3_ENDPOINT="http://127.0.0.1:$port" E2E_S3_BUCKET=tiered E2E_S3_PREFIX="e2e-$name"
 export E2E_S3_ACCESS_KEY=e2e E2E_S3_SECRET_KEY="e2e-secret-$RANDOM$RANDOM$RANDOM"
 no_retries="$E2E_WORK/no-retries.properties"
 printf '%s\n' 'rsm.config.max.retries=0' 'rsm.config.retry.timeout.ms=1000' \
