@@ -6,6 +6,8 @@
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
 #   newest: filesystem tier + our RLMM; filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
 #           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2
+#           and native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
+#           io.krabka.native.* logger, with no secret;
 #           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
 #   oldest: filesystem + our RLMM; filesystem + TopicBased with a restart; two brokers with RF 2
@@ -79,8 +81,9 @@ for kafka in newest oldest; do
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
   fi
+  [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
 done
-[[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-topic-based, worm (the plugin jar has no S3 backend yet)"
+[[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-topic-based, worm, native-logs (the plugin jar has no S3 backend yet)"
 [[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"
 
 passed=0 failed=0 failed_names=()

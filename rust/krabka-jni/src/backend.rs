@@ -106,7 +106,10 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
 /// failure is logged.
 fn holds_archive(tier: &S3RemoteStorage) -> bool {
     WormRemoteStorage::holds_archive(tier.store_handle()).unwrap_or_else(|err| {
-        tracing::warn!(error = %err, "cannot check whether the bucket holds a write-once archive; starting the plain tier");
+        tracing::warn!(
+            error = &err as &dyn std::error::Error,
+            "cannot check whether the bucket holds a write-once archive; starting the plain tier"
+        );
         false
     })
 }

@@ -85,6 +85,7 @@ impl CopyOperation {
         metadata: &RemoteLogSegmentMetadata,
         segment: &LogSegmentData,
     ) {
+        let _span = crate::logging::segment_span("copy", metadata).entered();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             #[cfg(feature = "panic-injection")]
             if metadata

@@ -45,6 +45,9 @@ pub enum BridgeError {
     /// An argument from the Java side was outside its contract.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// The native log bridge could not be installed.
+    #[error("native logs cannot reach the broker's log")]
+    LogInstall(#[from] crate::logging::InstallError),
     /// Native code panicked on a worker thread.
     #[error("native panic: {0}")]
     Panic(String),
@@ -87,6 +90,7 @@ impl BridgeError {
             | Self::Jni(_)
             | Self::StaleHandle { .. }
             | Self::InvalidArgument(_)
+            | Self::LogInstall(_)
             | Self::Panic(_) => ExceptionKind::Storage,
         }
     }

@@ -20,6 +20,9 @@
 //! - [`config`] defines every plugin configuration key once ([`config::keys`],
 //!   from which the Java `ConfigKeys` class and `docs/configuration.md` are
 //!   generated) and turns `rsm.config.*` entries into typed backend configs.
+//! - [`logging`] forwards every `tracing` event and `log` record of the
+//!   native side to SLF4J: a bounded, rate-limited queue that a Java daemon
+//!   thread drains in batches, with levels set from the Java side.
 //! - One more native method, `io.krabka.remote.storage.WormVerify.run`, is
 //!   the verifier jar: it runs the `krabka-worm-verify` command line
 //!   ([`krabka_worm_verify::run_std`]) and needs none of Kafka's classes.
@@ -35,6 +38,7 @@ pub mod error;
 mod exports;
 pub mod handles;
 pub mod jbytes;
+pub mod logging;
 pub mod state;
 pub mod stream;
 #[cfg(test)]

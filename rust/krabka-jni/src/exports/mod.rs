@@ -12,6 +12,7 @@
 #![allow(unsafe_code)]
 
 mod diagnostics;
+mod logs;
 mod rlmm;
 mod rsm;
 mod stream;

@@ -7,6 +7,7 @@ use {
         config::parse_backend,
         copy::CopyOperation,
         error::BridgeError,
+        logging,
         state::{COPIES, STORAGE_MANAGERS, STREAMS},
         stream::SegmentStream,
         wire,
@@ -153,7 +154,8 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_fetchOpen<'loc
             BridgeError::InvalidArgument(format!("start position {start} is negative"))
         })?;
         let end = u64::try_from(end).ok();
-        let reader = storage.manager().fetch_log_segment(&metadata, start, end)?;
+        let reader = logging::segment_span("fetch", &metadata)
+            .in_scope(|| storage.manager().fetch_log_segment(&metadata, start, end))?;
         Ok(STREAMS.insert(Arc::new(SegmentStream::new(reader))))
     })
 }
@@ -184,7 +186,8 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_fetchIndex<'lo
                 )));
             }
         };
-        let contents = storage.manager().fetch_index(&metadata, index)?;
+        let contents = logging::segment_span("fetch_index", &metadata)
+            .in_scope(|| storage.manager().fetch_index(&metadata, index))?;
         Ok(env.byte_array_from_slice(&contents)?)
     })
 }
@@ -203,6 +206,7 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_delete<'local>
     boundary::call(&mut env, |env| {
         let storage = STORAGE_MANAGERS.get(rsm)?;
         let metadata = wire::decode_metadata(&bytes(env, &metadata)?)?;
-        Ok(storage.delete_segment(&metadata)?)
+        Ok(logging::segment_span("delete", &metadata)
+            .in_scope(|| storage.delete_segment(&metadata))?)
     })
 }

@@ -106,10 +106,42 @@ final class NativeBridge {
      */
     static native String configTable() throws RemoteStorageException;
 
+    // Native logs (NativeLogs).
+
+    /** Installs the native log bridge (once per process; later calls do nothing). */
+    static native void logStart() throws RemoteStorageException;
+
+    /** The native log targets from index {@code from} on, one per line. */
+    static native String logTargets(int from) throws RemoteStorageException;
+
+    /**
+     * The most verbose enabled level (0 off, 1 error, 2 warn, 3 info, 4 debug, 5 trace) of targets
+     * not seen yet and of each known target, in the order of {@link #logTargets}; true when one
+     * changed.
+     */
+    static native boolean logLevels(byte defaultLevel, byte[] levels) throws RemoteStorageException;
+
+    /**
+     * Up to {@code maxRecords} queued native log records, waiting at most {@code waitMillis} (at
+     * most one second) for the first; see {@link NativeLogs} for the format.
+     */
+    static native byte[] logDrain(int maxRecords, long waitMillis) throws RemoteStorageException;
+
+    /** Native log records queued, dropped (queue full) and suppressed (rate limit) so far. */
+    static native long[] logStats() throws RemoteStorageException;
+
     // Present only in libraries built with the `panic-injection` feature (tests).
     static native void testPanic(String message, boolean formatted) throws RemoteStorageException;
 
     static native void testFail(int code) throws RemoteStorageException;
 
     static native int testDeleteOutcome(boolean worm, int code) throws RemoteStorageException;
+
+    static native void testLog(int level, String message, int count) throws RemoteStorageException;
+
+    static native void testLogViaLog(int level, String message) throws RemoteStorageException;
+
+    static native void testLogSecrets(String secret) throws RemoteStorageException;
+
+    static native void testLogFlood(int count) throws RemoteStorageException;
 }

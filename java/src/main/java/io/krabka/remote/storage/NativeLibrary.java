@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * recommended set-up) there is one loader and one load.
  *
  * <p>The loading itself is {@link NativeLoader}'s, which needs no Kafka or SLF4J class (the verifier
- * jar uses it directly); this class adds the plugin's setting and the logging.
+ * jar uses it directly); this class adds the plugin's setting and the logging, and starts
+ * {@link NativeLogs}, which forwards what the native side logs.
  */
 final class NativeLibrary {
     /** The plugin setting that overrides the library location. */
@@ -54,6 +55,9 @@ final class NativeLibrary {
     static void load(String configuredPath) {
         String explicit = configuredPath != null ? configuredPath : System.getProperty(PATH_PROPERTY);
         NativeLoader.Outcome outcome = NativeLoader.load(explicit, HINT);
+        // Before any storage call, so that what the native side logs while opening a tier reaches
+        // this log too.
+        NativeLogs.start();
         if (outcome.alreadyLoaded()) {
             if (explicit != null && !explicit.equals(outcome.source)) {
                 LOG.warn("The krabka native library is already loaded from {}; ignoring {}={}",
