@@ -203,12 +203,14 @@ public class KrabkaRemoteStorageManagerTest {
         started.await();
         Thread.sleep(300);
         assertTrue("the copy should be blocked on the FIFO", copier.isAlive());
-        long interruptedAt = System.nanoTime();
         copier.interrupt();
-        copier.join(5_000);
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - interruptedAt);
+        copier.join(30_000);
         assertFalse("the copy did not return after the interrupt", copier.isAlive());
-        assertTrue("took " + tookMs + " ms", tookMs < 1_000);
+        // Promptly: it returned while the native copy is still blocked on the FIFO (nobody has
+        // written to it yet), so it did not wait for the native side. No wall-clock bound: the
+        // machine may be loaded.
+        assertTrue("the native copy should still be running",
+                NativeBridge.liveHandles(NativeBridge.COPIES) > 0);
         assertTrue(String.valueOf(thrown.get()), thrown.get() instanceof RemoteStorageException);
         assertTrue(thrown.get().getCause() instanceof InterruptedException);
 
