@@ -77,14 +77,28 @@ fn head_of(f: &Fixture, segment: u128) -> ChainHead {
     manifest_head(&manifest_of(f, segment).body)
 }
 
+/// The verifier's report at both depths; they must agree (a deep run also
+/// re-hashes every object).
 fn verify(f: &Fixture) -> krabka_worm::ArchiveVerifyReport {
-    let store = Arc::clone(&f.store);
-    let request = VerifyRequest::new(Some("tier".to_owned()), trusted());
-    f.tier
-        .store
-        .runtime()
-        .block_on(async move { Ok(crate::verify_archive(&*store, &request).await.unwrap()) })
-        .unwrap()
+    let at = |depth| {
+        let store = Arc::clone(&f.store);
+        let mut request = VerifyRequest::new(Some("tier".to_owned()), trusted());
+        request.depth = depth;
+        f.tier
+            .store
+            .runtime()
+            .block_on(async move { Ok(crate::verify_archive(&*store, &request).await.unwrap()) })
+            .unwrap()
+    };
+    let shallow = at(krabka_worm::VerifyDepth::Shallow);
+    let deep = at(krabka_worm::VerifyDepth::Deep);
+    assert_eq!(
+        shallow.all_findings().collect::<Vec<_>>(),
+        deep.all_findings().collect::<Vec<_>>(),
+        "shallow and deep disagree"
+    );
+    assert_eq!(shallow.outcome(), deep.outcome());
+    shallow
 }
 
 #[test]
