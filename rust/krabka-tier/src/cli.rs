@@ -4,8 +4,8 @@ use {
     clap::{Args, Parser, Subcommand},
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, build_object_store},
     krabka_tier::{
-        ExportRange, ExportSummary, PartitionListing, TierError, ValueEncoding, export_partition,
-        list_tier, record_json,
+        ExportRange, ExportSummary, PartitionListing, SegmentListing, TierError, ValueEncoding,
+        export_partition_observed, list_tier, record_json,
     },
     krabka_worm::{
         Severity, TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, verify_archive,
@@ -79,6 +79,9 @@ enum Command {
         /// base64 otherwise.
         #[arg(long)]
         utf8: bool,
+        /// A progress line on stderr after each segment copy (for long runs).
+        #[arg(long)]
+        progress: bool,
         /// The tier is a write-once archive: authenticate each partition
         /// first (the archive verifier's deep checks against the keys given)
         /// and refuse to export one that fails them.
@@ -208,6 +211,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                 to_timestamp,
                 uncommitted,
                 utf8,
+                progress,
                 verify,
                 key_ids,
                 public_keys,
@@ -245,6 +249,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                     encoding,
                     trusted,
                     prefix,
+                    progress,
                 };
                 export(store, &selected, &request, &topic).await
             }
@@ -297,6 +302,8 @@ struct Export {
     /// With `--verify`: the keys partitions are authenticated against.
     trusted: Option<TrustedManifestKeys>,
     prefix: Option<String>,
+    /// `--progress`.
+    progress: bool,
 }
 
 /// The trusted key set of `--key-id`/`--public-key` pairs.
@@ -374,7 +381,23 @@ async fn export(
                 .map_err(std::io::Error::other)?;
             out.write_all(b"\n")
         };
-        let summary = match export_partition(&*store, partition, &request.range, &mut sink).await {
+        let copies = partition.segments.len();
+        let mut read = 0usize;
+        let mut bytes = 0u64;
+        let mut progress = |segment: &SegmentListing, so_far: &ExportSummary| {
+            read += 1;
+            bytes += segment.log_bytes;
+            if request.progress {
+                eprintln!(
+                    "krabka-tier: {}-{}: segment copy {read}/{copies} (offset {}), {bytes} bytes of logs, {} record(s) so far",
+                    partition.topic, partition.partition, segment.start_offset, so_far.records
+                );
+            }
+        };
+        let exported =
+            export_partition_observed(&*store, partition, &request.range, &mut sink, &mut progress)
+                .await;
+        let summary = match exported {
             Ok(summary) => summary,
             Err(err) => return fail(&err),
         };

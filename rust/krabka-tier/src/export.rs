@@ -121,6 +121,21 @@ pub async fn export_partition(
     range: &ExportRange,
     sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
 ) -> Result<ExportSummary, TierError> {
+    export_partition_observed(store, partition, range, sink, &mut |_, _| {}).await
+}
+
+/// [`export_partition`], calling `progress` after each segment copy read
+/// with the copy and the summary so far (for progress lines of long runs).
+///
+/// # Errors
+/// Those of [`export_partition`].
+pub async fn export_partition_observed(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    range: &ExportRange,
+    sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
+) -> Result<ExportSummary, TierError> {
     let mut summary = ExportSummary::default();
     let aborted = if range.uncommitted {
         Vec::new()
@@ -138,7 +153,9 @@ pub async fn export_partition(
         if range.to_offset.is_some_and(|to| segment.start_offset > to) {
             break;
         }
-        if export.export_segment(store, segment, sink).await? == Flow::Stop {
+        let flow = export.export_segment(store, segment, sink).await?;
+        progress(segment, &export.summary);
+        if flow == Flow::Stop {
             break;
         }
     }

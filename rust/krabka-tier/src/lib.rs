@@ -19,7 +19,10 @@ mod record_json;
 pub use {
     batches::BatchStream,
     error::TierError,
-    export::{ExportProblem, ExportRange, ExportSummary, ExportedRecord, export_partition},
+    export::{
+        ExportProblem, ExportRange, ExportSummary, ExportedRecord, export_partition,
+        export_partition_observed,
+    },
     listing::{PartitionListing, SegmentListing, list_tier},
     record_json::{ValueEncoding, record_json},
 };

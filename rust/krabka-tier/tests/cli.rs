@@ -123,3 +123,30 @@ fn skipped_records_gaps_and_failures_have_their_exit_codes() {
     let (code, _, _) = run(&["export", "--local", local]);
     assert_eq!(code, 64);
 }
+
+#[test]
+fn progress_lines_come_only_when_asked() {
+    let root = tier(&fixture_log());
+    let local = root.path().to_str().unwrap();
+    let args = [
+        "export",
+        "--local",
+        local,
+        "--topic",
+        "orders",
+        "--to-offset",
+        "110",
+    ];
+    let (_, _, quiet) = run(&args);
+    assert!(!quiet.contains("segment copy 1/1"), "{quiet}");
+    let mut with_progress = args.to_vec();
+    with_progress.push("--progress");
+    let (code, out, err) = run(&with_progress);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 11);
+    assert!(
+        err.contains("orders-2: segment copy 1/1 (offset 100)")
+            && err.contains("11 record(s) so far"),
+        "{err}"
+    );
+}
