@@ -57,14 +57,7 @@ fn classify_chain(err: &ObjectStoreError) -> Failure {
     let mut current: Option<&(dyn StdError + 'static)> = Some(err);
     while let Some(error) = current {
         if let Some(http) = error.downcast_ref::<object_store::client::HttpError>() {
-            return match http.kind() {
-                HttpErrorKind::Connect
-                | HttpErrorKind::Request
-                | HttpErrorKind::Timeout
-                | HttpErrorKind::Interrupted
-                | HttpErrorKind::Decode => Failure::Transient,
-                _ => Failure::Permanent,
-            };
+            return transport_failure(http.kind());
         }
         if let Some(io) = error.downcast_ref::<std::io::Error>() {
             use std::io::ErrorKind::*;
@@ -99,6 +92,27 @@ fn classify_chain(err: &ObjectStoreError) -> Failure {
         current = error.source();
     }
     Failure::Permanent
+}
+
+/// The class of a transport failure: `object_store` raises an `HttpError`
+/// only when no HTTP answer arrived (an answer's status travels in its retry
+/// error instead), so every kind is transient. `Unknown` covers what reqwest
+/// does not name, such as hyper's pool cancelling a request whose pooled
+/// connection closed before the request was sent ("connection was not
+/// ready", seen when a server restarts); `object_store` does not retry those
+/// itself, so the caller (Kafka's copy retry) must.
+fn transport_failure(kind: HttpErrorKind) -> Failure {
+    match kind {
+        HttpErrorKind::Connect
+        | HttpErrorKind::Request
+        | HttpErrorKind::Timeout
+        | HttpErrorKind::Interrupted
+        | HttpErrorKind::Decode
+        | HttpErrorKind::Unknown => Failure::Transient,
+        // `HttpErrorKind` is non-exhaustive; a kind added later is still a
+        // failure to get an answer.
+        _ => Failure::Transient,
+    }
 }
 
 /// The status in `object_store`'s message for a non-2xx answer
@@ -224,6 +238,34 @@ mod tests {
             to_store_error(err, "get", "x"),
             StoreError::NotFound { .. }
         ));
+    }
+
+    #[test]
+    fn transport_failures_of_every_kind_are_retryable() {
+        use object_store::client::HttpError;
+        for kind in [
+            HttpErrorKind::Connect,
+            HttpErrorKind::Request,
+            HttpErrorKind::Timeout,
+            HttpErrorKind::Interrupted,
+            HttpErrorKind::Decode,
+            HttpErrorKind::Unknown,
+        ] {
+            let err = ObjectStoreError::Generic {
+                store: "S3",
+                source: Box::new(HttpError::new(
+                    kind,
+                    std::io::Error::other("connection was not ready"),
+                )),
+            };
+            assert!(
+                matches!(
+                    to_store_error(err, "put", "x"),
+                    StoreError::Retryable { .. }
+                ),
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]
