@@ -36,6 +36,23 @@ impl From<Path> for ObjectAt {
     }
 }
 
+/// The first `limit` bytes of `key` (all of it when shorter) in one ranged
+/// GET: a bounded read of a small object (a manifest, a seal) whose size a
+/// listing or a writer may lie about. Errors are `object_store`'s, for the
+/// caller to classify with its own resource name; some servers answer the
+/// range of an empty object with 416.
+pub async fn read_prefix(
+    store: &dyn ObjectStore,
+    key: &Path,
+    limit: u64,
+) -> std::result::Result<bytes::Bytes, object_store::Error> {
+    let options = GetOptions {
+        range: Some(object_store::GetRange::Bounded(0..limit)),
+        ..GetOptions::default()
+    };
+    store.get_opts(key, options).await?.bytes().await
+}
+
 /// What [`open_range`] found.
 #[derive(Debug)]
 pub enum Opened {

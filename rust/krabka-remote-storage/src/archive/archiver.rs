@@ -50,6 +50,7 @@ use {
         store::{
             Tuning,
             errors::to_store_error,
+            fetch::read_prefix,
             upload::{UploadSource, Uploaded, WriteMode, create_only_put, upload},
         },
     },
@@ -58,7 +59,7 @@ use {
         ObjectEntry, SegmentIdentity, SegmentManifest, Sha256Digest, TrustedManifestKeys,
         WormChainRecord, genesis_epoch, manifest_head, seal_key,
     },
-    object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutResult, path::Path},
+    object_store::{ObjectStore, ObjectStoreExt, PutResult, path::Path},
     std::{
         collections::HashMap,
         sync::{Arc, Mutex, PoisonError},
@@ -375,11 +376,7 @@ impl WormArchiver {
         path: &Path,
         bytes: &Bytes,
     ) -> std::result::Result<(), StoreError> {
-        let options = GetOptions {
-            range: Some(GetRange::Bounded(0..MAX_MANIFEST_BYTES as u64 + 1)),
-            ..GetOptions::default()
-        };
-        let existing = async { self.store.get_opts(path, options).await?.bytes().await }
+        let existing = read_prefix(self.store.as_ref(), path, MAX_MANIFEST_BYTES as u64 + 1)
             .await
             .map_err(|err| to_store_error(err, "read of", path.as_ref()))?;
         if existing != *bytes {

@@ -9,12 +9,16 @@
 use {
     crate::{segment_keys::SegmentKeys, store_bridge::spi_error},
     krabka_kafka::{RemoteLogSegmentMetadata, RemoteStorageError, Result},
-    krabka_object_store::store::{StoreHandle, errors::to_store_error, fetch::ObjectAt},
+    krabka_object_store::store::{
+        StoreHandle,
+        errors::to_store_error,
+        fetch::{ObjectAt, read_prefix},
+    },
     krabka_worm::{
         MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, SegmentManifest, TrustedManifestKeys,
         verify_manifest_signature,
     },
-    object_store::{GetOptions, GetRange, path::Path},
+    object_store::path::Path,
     std::{
         collections::{HashMap, VecDeque},
         sync::{Arc, Mutex, PoisonError},
@@ -105,12 +109,9 @@ fn read_manifest(
     );
     let objects = Arc::clone(store.store());
     let read = async move {
-        let options = GetOptions {
-            range: Some(GetRange::Bounded(0..MAX_MANIFEST_BYTES as u64 + 1)),
-            ..GetOptions::default()
-        };
-        let got = async { objects.get_opts(&key, options).await?.bytes().await }.await;
-        got.map(|bytes| bytes.to_vec())
+        read_prefix(objects.as_ref(), &key, MAX_MANIFEST_BYTES as u64 + 1)
+            .await
+            .map(|bytes| bytes.to_vec())
             .map_err(|err| to_store_error(err, "read of", &resource))
     };
     store.runtime().block_on(read).map_err(spi_error)

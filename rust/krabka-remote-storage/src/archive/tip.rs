@@ -20,13 +20,13 @@ use {
     crate::store_bridge::spi_error,
     futures_util::TryStreamExt,
     krabka_kafka::{RemoteStorageError, Result},
-    krabka_object_store::store::errors::to_store_error,
+    krabka_object_store::store::{errors::to_store_error, fetch::read_prefix},
     krabka_worm::{
         CHAIN_DIR, ChainHead, ChainStamp, EpochId, ForeignSeal, MAX_MANIFEST_BYTES, ManifestSeq,
         TrustedManifestKeys, VerifiedManifest, check_seal_size, detour_epoch, judge_seal,
         manifest_key, parse_seal_name, seal_key,
     },
-    object_store::{GetOptions, GetRange, ObjectStore, path::Path},
+    object_store::{ObjectStore, path::Path},
     std::collections::{BTreeMap, BTreeSet},
 };
 
@@ -269,18 +269,8 @@ async fn judge(
     if let Err(reason) = check_seal_size(at.size) {
         return Ok(Err(reason));
     }
-    let options = GetOptions {
-        range: Some(GetRange::Bounded(0..MAX_MANIFEST_BYTES as u64 + 1)),
-        ..GetOptions::default()
-    };
-    let read = async {
-        store
-            .get_opts(&Path::from(at.key.as_str()), options)
-            .await?
-            .bytes()
-            .await
-    };
-    let bytes = match read.await {
+    let key = Path::from(at.key.as_str());
+    let bytes = match read_prefix(store, &key, MAX_MANIFEST_BYTES as u64 + 1).await {
         Ok(bytes) => bytes.to_vec(),
         // An empty object answers a range with 416 on some servers.
         Err(_) if at.size == 0 => Vec::new(),
