@@ -5,6 +5,8 @@
 //! worm_bench <size MiB> <work dir>
 //! worm_bench s3 plain|worm|verify <size MiB> <work dir> \
 //!     --endpoint URL --bucket B --access-key K --secret-key S [--prefix P] [--region R]
+//! worm_bench local archive <size MiB> <segments> <work dir>
+//! worm_bench local sha256|verify <work dir>
 //! ```
 //!
 //! Both modes copy the same segment: a log of pseudo-random bytes
@@ -27,6 +29,16 @@
 //! and retention checks) and fails unless the outcome is verified. The tier
 //! keeps its default multipart tuning; every copy is a new partition and
 //! segment id. Each step prints one JSON line with its time.
+//!
+//! **Deep verify against hashing speed** (one step per process, so
+//! `scripts/bench-verify.sh` can alternate rounds): `local archive` writes
+//! `<segments>` WORM copies of the segment into `<work dir>/archive` (a
+//! local directory store); `local sha256` hashes every file of that
+//! directory with SHA-256 on one thread in 1 MiB reads (the machine's
+//! single-core hashing speed over the same bytes, the baseline); `local
+//! verify` deep-verifies the directory as `krabka-worm-verify --deep`
+//! does. Each prints one JSON line: bytes, seconds, and for `verify` the
+//! cores it can use.
 
 mod support;
 
@@ -43,7 +55,7 @@ use {
         process::ExitCode,
         time::Instant,
     },
-    support::{S3_USAGE, s3_config, segment_data, segment_metadata},
+    support::{S3_USAGE, s3_config, segment_data, segment_metadata, segment_metadata_from},
     uuid::Uuid,
 };
 
@@ -76,12 +88,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let (size, data) = segment(size, dir)?;
             s3_step(step, size, &data, config)
         }
+        [local, step, rest @ ..] if local == "local" => local_step(step, rest),
         [size, dir] => {
             let (size, data) = segment(size, dir)?;
             local(size, &data, Path::new(dir))
         }
         _ => Err(format!(
-            "usage: worm_bench <size MiB> <work dir>\n       worm_bench s3 plain|worm|verify <size MiB> <work dir> {S3_USAGE}"
+            "usage: worm_bench <size MiB> <work dir>\n       worm_bench s3 plain|worm|verify <size MiB> <work dir> {S3_USAGE}\n       worm_bench local archive <size MiB> <segments> <work dir>\n       worm_bench local sha256|verify <work dir>"
         )
         .into()),
     }
@@ -231,4 +244,86 @@ fn local(size: u64, data: &LogSegmentData, dir: &Path) -> Result<(), Box<dyn std
         hashed as f64 / 1e6 / verify_s
     );
     Ok(())
+}
+
+/// One step of the deep-verify benchmark on a local directory store.
+fn local_step(step: &str, args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    match (step, args) {
+        ("archive", [size, segments, dir]) => {
+            let (size, data) = segment(size, dir)?;
+            let root = Path::new(dir).join("archive");
+            if root.exists() {
+                std::fs::remove_dir_all(&root)?;
+            }
+            std::fs::create_dir_all(&root)?;
+            let signer = WormConfig::new(KEY, KEY_ID).signer()?;
+            let worm = S3RemoteStorage::from_config(&ObjectStoreConfig::Local { root })?
+                .with_multipart_tuning(size * 2 + 1, 16 * 1024 * 1024)
+                .with_worm_unchecked(signer, false, "bench".to_owned());
+            let partition = bench_partition();
+            let segments: u64 = segments.parse()?;
+            for index in 0..segments {
+                let start = i64::try_from(index * 1000)?;
+                let metadata =
+                    segment_metadata_from(partition.clone(), Uuid::new_v4(), size, start)?;
+                worm.copy_log_segment_data(&metadata, &data)?;
+            }
+            println!(
+                "{{\"step\":\"archive\",\"segments\":{segments},\"bytes\":{}}}",
+                size * segments
+            );
+            Ok(())
+        }
+        ("sha256", [dir]) => {
+            let started = Instant::now();
+            let bytes = hash_tree(&Path::new(dir).join("archive"))?;
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "{{\"step\":\"sha256\",\"bytes\":{bytes},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1}}}",
+                bytes as f64 / 1e6 / seconds
+            );
+            Ok(())
+        }
+        ("verify", [dir]) => {
+            let root = Path::new(dir).join("archive");
+            let (seconds, hashed, objects) =
+                timed_verify(&ObjectStoreConfig::Local { root }, &deep_request(None)?)?;
+            let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+            println!(
+                "{{\"step\":\"verify\",\"bytes\":{hashed},\"objects\":{objects},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1},\"cores\":{cores}}}",
+                hashed as f64 / 1e6 / seconds
+            );
+            Ok(())
+        }
+        _ => Err(format!("unknown local step {step} {args:?}").into()),
+    }
+}
+
+/// SHA-256 of every file under `dir`, one after the other on this thread,
+/// in 1 MiB reads; the bytes hashed.
+fn hash_tree(dir: &Path) -> Result<u64, Box<dyn std::error::Error>> {
+    use {sha2::Digest, std::io::Read};
+    let mut bytes = 0;
+    let mut buffer = vec![0u8; 1024 * 1024];
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path)? {
+                pending.push(entry?.path());
+            }
+            continue;
+        }
+        let mut file = std::fs::File::open(&path)?;
+        let mut hasher = sha2::Sha256::new();
+        loop {
+            let n = file.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buffer[..n]);
+            bytes += n as u64;
+        }
+        std::hint::black_box(hasher.finalize());
+    }
+    Ok(bytes)
 }

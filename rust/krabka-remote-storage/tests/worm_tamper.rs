@@ -462,6 +462,54 @@ both_depths!(offset_gap, |depth| async move {
     );
 });
 
+/// A deep run checks several objects at once; its findings still come in
+/// manifest order, object by object, as a run one object at a time makes
+/// them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_findings_come_in_manifest_order_whatever_finishes_first() {
+    let a = archive_at(&[0, 100, 200, 300, 400, 500]).await;
+    // The largest objects of later segments are tampered first in the
+    // listing, a small early one last.
+    let mut tampered = Vec::new();
+    for (seq, suffix) in [(5, ".log"), (4, ".index"), (2, ".log"), (0, ".timeindex")] {
+        let key = a.object_key(seq, suffix);
+        let len = a.get(&key).await.len();
+        a.put(&key, vec![0xee; len]).await;
+        tampered.push(key);
+    }
+    let missing = a.object_key(3, ".timeindex");
+    a.delete(&missing).await;
+    let expected: Vec<String> = a
+        .sealed
+        .iter()
+        .flat_map(|sealed| sealed.manifest.body.objects.iter())
+        .map(|object| object.key.clone())
+        .filter(|key| tampered.contains(key) || *key == missing)
+        .collect();
+    let report = a.verify(VerifyDepth::Deep, None).await;
+    let found: Vec<String> = report.partitions[0]
+        .findings
+        .iter()
+        .filter_map(|finding| match finding {
+            VerifyBreak::HashMismatch { key, .. } | VerifyBreak::ObjectMissing { key } => {
+                Some(key.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(found, expected);
+    assert_eq!(report.outcome(), VerifyOutcome::Tampered);
+    // Every object still present was hashed once.
+    let present: u64 = a
+        .sealed
+        .iter()
+        .flat_map(|sealed| sealed.manifest.body.objects.iter())
+        .filter(|object| object.key != missing)
+        .map(|object| object.size_bytes)
+        .sum();
+    assert_eq!(report.partitions[0].bytes_hashed, present);
+}
+
 #[tokio::test]
 async fn a_tampered_archive_is_not_authentic_and_says_why() {
     let a = archive().await;

@@ -53,17 +53,28 @@ pub fn segment_metadata(
     id: Uuid,
     size: u64,
 ) -> Result<RemoteLogSegmentMetadata, RemoteStorageError> {
+    segment_metadata_from(partition, id, size, 0)
+}
+
+/// The metadata of segment `id` of `partition`: 1000 offsets from `start`,
+/// leader epoch 0, `size` bytes.
+pub fn segment_metadata_from(
+    partition: TopicIdPartition,
+    id: Uuid,
+    size: u64,
+    start: i64,
+) -> Result<RemoteLogSegmentMetadata, RemoteStorageError> {
     RemoteLogSegmentMetadata::new(
         RemoteLogSegmentId::new(partition, id),
-        0,
-        999,
+        start,
+        start + 999,
         0,
         1,
         0,
         RemoteLogSegmentDetails::new(
             i32::try_from(size).unwrap_or(i32::MAX),
             RemoteLogSegmentState::CopySegmentStarted,
-            BTreeMap::from([(LeaderEpoch(0), 0)]),
+            BTreeMap::from([(LeaderEpoch(0), start)]),
         ),
     )
 }

@@ -25,6 +25,7 @@ mod crosscheck;
 mod epochs;
 mod error;
 mod foreign;
+mod hashing;
 mod listing;
 mod markers;
 mod objects;
@@ -89,7 +90,7 @@ pub async fn verify_archive_observed(
     };
     let in_scope = listing.in_scope(request);
     let deep = request.depth == VerifyDepth::Deep;
-    let mut tracker = Tracker::new(observer);
+    let tracker = Tracker::new(observer);
     if deep {
         tracker.start(in_scope.iter().flat_map(|dir| dir.data_object_sizes()));
     }
@@ -99,8 +100,7 @@ pub async fn verify_archive_observed(
             dir.parsed.topic,
             dir.parsed.partition,
         );
-        partition::verify_partition(store, request, &dir.names, &mut partition, &mut tracker)
-            .await?;
+        partition::verify_partition(store, request, &dir.names, &mut partition, &tracker).await?;
         report.partitions.push(partition);
     }
     if deep {

@@ -2,10 +2,15 @@
 //! segment, present with the recorded size, and (deep) re-hashed by
 //! streaming; on a hash mismatch the pinned version is re-read to tell
 //! whether the original bytes survive beneath.
+//!
+//! A deep run checks [`parallel_objects`] objects at once (reading overlaps
+//! hashing within each, see [`hashing`](super::hashing)); their findings are
+//! reported in manifest order, as a run one object at a time would.
 
 use {
     super::{
         Result,
+        hashing::{Hashed, hash_object},
         partition::{Chain, Entry},
         progress::Tracker,
         report::{PartitionVerifyReport, VerifyBreak},
@@ -14,10 +19,15 @@ use {
     futures_util::StreamExt,
     krabka_kafka::kafka_uuid,
     krabka_object_store::store::errors::to_store_error,
-    object_store::{GetOptions, ObjectStore, ObjectStoreExt, path::Path},
-    sha2::{Digest, Sha256},
+    object_store::{ObjectStore, ObjectStoreExt, path::Path},
     std::collections::{BTreeMap, HashSet},
 };
+
+/// Objects checked at once in a deep run: one per core (at least two, so
+/// one object's reading overlaps another's hashing), at most eight.
+fn parallel_objects() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
+}
 
 /// What checking the objects of one partition directory needs.
 pub(super) struct ObjectCheck<'a> {
@@ -31,6 +41,13 @@ pub(super) struct ObjectCheck<'a> {
     pub(super) deep: bool,
 }
 
+/// What checking one object found: its findings and the bytes hashed.
+#[derive(Default)]
+struct Checked {
+    findings: Vec<VerifyBreak>,
+    bytes_hashed: u64,
+}
+
 impl ObjectCheck<'_> {
     /// Checks every object every entry of `chain` names, into `report`;
     /// the keys named.
@@ -38,9 +55,11 @@ impl ObjectCheck<'_> {
         &self,
         chain: &Chain,
         report: &mut PartitionVerifyReport,
-        tracker: &mut Tracker<'_>,
+        tracker: &Tracker<'_>,
     ) -> Result<HashSet<String>> {
         let mut named = HashSet::new();
+        // Findings about names come before the object's own, in order.
+        let mut steps = Vec::new();
         for entry in chain.values() {
             let own_base = self.own_base(entry);
             for object in &entry.manifest.body.objects {
@@ -48,23 +67,57 @@ impl ObjectCheck<'_> {
                 report
                     .archived
                     .push((object.key.clone(), object.version_id.clone()));
+                let mut before = Vec::new();
                 if object.key != format!("{own_base}{}", object.suffix) {
-                    report.findings.push(VerifyBreak::ObjectOutsideSegment {
+                    before.push(VerifyBreak::ObjectOutsideSegment {
                         key: object.key.clone(),
                         manifest: entry.key.clone(),
                     });
                 }
-                if !named.insert(object.key.clone()) {
-                    report.findings.push(VerifyBreak::DuplicateObject {
+                if named.insert(object.key.clone()) {
+                    steps.push((before, Some(object)));
+                } else {
+                    before.push(VerifyBreak::DuplicateObject {
                         key: object.key.clone(),
                         manifest: entry.key.clone(),
                     });
-                    continue;
+                    steps.push((before, None));
                 }
-                self.check_object(object, report, tracker).await?;
             }
         }
+        // Collected, so no closure type is part of this future (its `Send`
+        // bound would otherwise need to hold for every lifetime).
+        let mut checks = Vec::with_capacity(steps.len());
+        for (before, object) in steps {
+            checks.push(self.check_step(before, object, tracker));
+        }
+        let mut checked = futures_util::stream::iter(checks).buffered(if self.deep {
+            parallel_objects()
+        } else {
+            1
+        });
+        while let Some(step) = checked.next().await {
+            let (before, checked) = step?;
+            report.findings.extend(before);
+            report.findings.extend(checked.findings);
+            report.bytes_hashed += checked.bytes_hashed;
+        }
         Ok(named)
+    }
+
+    /// One step of [`check_chain`](Self::check_chain): the findings
+    /// `before` it, and `object` checked when it is named for the first time.
+    async fn check_step(
+        &self,
+        before: Vec<VerifyBreak>,
+        object: Option<&ObjectEntry>,
+        tracker: &Tracker<'_>,
+    ) -> Result<(Vec<VerifyBreak>, Checked)> {
+        let checked = match object {
+            Some(object) => self.check_object(object, tracker).await?,
+            None => Checked::default(),
+        };
+        Ok((before, checked))
     }
 
     /// The key of `entry`'s segment without a suffix: where its objects
@@ -81,20 +134,16 @@ impl ObjectCheck<'_> {
 
     /// One object, named for the first time: present with the recorded
     /// size and, when deep, hashing to the recorded digest.
-    async fn check_object(
-        &self,
-        object: &ObjectEntry,
-        report: &mut PartitionVerifyReport,
-        tracker: &mut Tracker<'_>,
-    ) -> Result<()> {
+    async fn check_object(&self, object: &ObjectEntry, tracker: &Tracker<'_>) -> Result<Checked> {
+        let mut checked = Checked::default();
         let Some(stored) = self.stored_size(&object.key).await? else {
-            report.findings.push(VerifyBreak::ObjectMissing {
+            checked.findings.push(VerifyBreak::ObjectMissing {
                 key: object.key.clone(),
             });
-            return Ok(());
+            return Ok(checked);
         };
         if stored != object.size_bytes {
-            report.findings.push(VerifyBreak::SizeMismatch {
+            checked.findings.push(VerifyBreak::SizeMismatch {
                 key: object.key.clone(),
                 expected: object.size_bytes,
                 found: stored,
@@ -102,23 +151,21 @@ impl ObjectCheck<'_> {
             if self.deep {
                 tracker.object_done();
             }
-            return Ok(());
+            return Ok(checked);
         }
         if self.deep {
-            let (digest, hashed) =
-                hash_object(self.store, &object.key, None, Some(tracker)).await?;
-            report.bytes_hashed += hashed;
-            if digest != Some(object.sha256.0) {
-                report.findings.push(VerifyBreak::HashMismatch {
+            let hashed = hash_object(self.store, &object.key, None, Some(tracker)).await?;
+            checked.bytes_hashed = hashed.len();
+            if hashed.digest() != Some(object.sha256.0) {
+                checked.findings.push(VerifyBreak::HashMismatch {
                     key: object.key.clone(),
                     original_survives: self.original_survives(object).await,
                 });
             }
             tracker.object_done();
         }
-        Ok(())
+        Ok(checked)
     }
-
     /// The stored size of `key`, `None` when it is missing: from the
     /// listing inside this partition directory, from the store outside it.
     async fn stored_size(&self, key: &str) -> Result<Option<u64>> {
@@ -145,39 +192,7 @@ impl ObjectCheck<'_> {
         hash_object(self.store, &object.key, Some(version), None)
             .await
             .ok()
-            .and_then(|(digest, _)| digest)
+            .and_then(Hashed::digest)
             .map(|digest| digest == object.sha256.0)
     }
-}
-
-/// Streams an object (or one version of it) through SHA-256; memory is one
-/// network chunk. `None` digest when the object (version) is gone. Each
-/// chunk is reported to `tracker` when there is one.
-async fn hash_object(
-    store: &dyn ObjectStore,
-    key: &str,
-    version: Option<String>,
-    mut tracker: Option<&mut Tracker<'_>>,
-) -> Result<(Option<[u8; 32]>, u64)> {
-    let options = GetOptions {
-        version,
-        ..GetOptions::default()
-    };
-    let result = match store.get_opts(&Path::from(key), options).await {
-        Ok(result) => result,
-        Err(object_store::Error::NotFound { .. }) => return Ok((None, 0)),
-        Err(e) => return Err(to_store_error(e, "read of", key).into()),
-    };
-    let mut stream = result.into_stream();
-    let mut hasher = Sha256::new();
-    let mut hashed = 0u64;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| to_store_error(e, "read of", key))?;
-        hashed += chunk.len() as u64;
-        hasher.update(&chunk);
-        if let Some(tracker) = tracker.as_deref_mut() {
-            tracker.hashed(chunk.len() as u64);
-        }
-    }
-    Ok((Some(hasher.finalize().into()), hashed))
 }

@@ -59,7 +59,7 @@ pub(super) async fn verify_partition(
     request: &VerifyRequest,
     names: &BTreeMap<String, u64>,
     report: &mut PartitionVerifyReport,
-    tracker: &mut Tracker<'_>,
+    tracker: &Tracker<'_>,
 ) -> Result<()> {
     let dir = report.dir.clone();
     // Manifests beside the segments, seals, and foreign objects under

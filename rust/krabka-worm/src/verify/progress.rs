@@ -8,6 +8,8 @@
 //! counted as done without being read, so the final figures can stay below
 //! the totals; a missing object is in neither.
 
+use std::sync::{Mutex, PoisonError};
+
 /// Where a deep verification stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -27,8 +29,10 @@ pub struct DeepProgress {
 /// Receives [`DeepProgress`] reports during a deep verification.
 ///
 /// # Contract
-/// Called on the verifying thread, synchronously: after the listing (all
-/// counters zero but the totals), after every chunk read while hashing,
+/// Called on the verifying task, synchronously and one call at a time: after
+/// the listing (all counters zero but the totals), after every chunk read
+/// while hashing (several objects are hashed at once, so their chunks
+/// interleave),
 /// after every object checked, and once with
 /// [`finished`](DeepProgress::finished) set when the objects are done.
 /// Chunk reports are frequent (one per network or file chunk), so an
@@ -47,50 +51,52 @@ impl VerifyObserver for NoProgress {
     fn deep_progress(&self, _progress: &DeepProgress) {}
 }
 
-/// The counters of one run and the observer they go to.
+/// The counters of one run and the observer they go to. Shared by the
+/// objects hashed at once: each report is made under its lock, so the
+/// observer sees the counters only grow.
 pub(super) struct Tracker<'a> {
-    progress: DeepProgress,
+    progress: Mutex<DeepProgress>,
     observer: &'a dyn VerifyObserver,
 }
 
 impl<'a> Tracker<'a> {
     pub(super) fn new(observer: &'a dyn VerifyObserver) -> Self {
         Self {
-            progress: DeepProgress::default(),
+            progress: Mutex::new(DeepProgress::default()),
             observer,
         }
     }
 
     /// Counts the data objects in scope, by their listed `sizes`, into the
     /// totals and sends the first report.
-    pub(super) fn start(&mut self, sizes: impl IntoIterator<Item = u64>) {
-        for size in sizes {
-            self.progress.objects_total += 1;
-            self.progress.bytes_total = self.progress.bytes_total.saturating_add(size);
-        }
-        self.report();
+    pub(super) fn start(&self, sizes: impl IntoIterator<Item = u64>) {
+        self.update(|progress| {
+            for size in sizes {
+                progress.objects_total += 1;
+                progress.bytes_total = progress.bytes_total.saturating_add(size);
+            }
+        });
     }
 
-    /// Sends the current counters.
-    fn report(&self) {
-        self.observer.deep_progress(&self.progress);
+    /// Changes the counters with `change`, then sends them.
+    fn update(&self, change: impl FnOnce(&mut DeepProgress)) {
+        let mut progress = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        change(&mut progress);
+        self.observer.deep_progress(&progress);
     }
 
     /// `bytes` more hashed.
-    pub(super) fn hashed(&mut self, bytes: u64) {
-        self.progress.bytes_hashed = self.progress.bytes_hashed.saturating_add(bytes);
-        self.report();
+    pub(super) fn hashed(&self, bytes: u64) {
+        self.update(|progress| progress.bytes_hashed = progress.bytes_hashed.saturating_add(bytes));
     }
 
     /// One more object checked.
-    pub(super) fn object_done(&mut self) {
-        self.progress.objects_done = self.progress.objects_done.saturating_add(1);
-        self.report();
+    pub(super) fn object_done(&self) {
+        self.update(|progress| progress.objects_done = progress.objects_done.saturating_add(1));
     }
 
     /// The last report.
-    pub(super) fn finish(&mut self) {
-        self.progress.finished = true;
-        self.report();
+    pub(super) fn finish(&self) {
+        self.update(|progress| progress.finished = true);
     }
 }

@@ -15,8 +15,8 @@ use {
         manifest::{MANIFEST_SUFFIX, MAX_MANIFEST_BYTES, SegmentManifest},
         seal::{ForeignSeal, check_seal_size, parse_seal_name},
     },
-    krabka_object_store::store::errors::to_store_error,
-    object_store::{ObjectStore, ObjectStoreExt, path::Path},
+    krabka_object_store::store::{errors::to_store_error, fetch::read_prefix},
+    object_store::{ObjectStore, path::Path},
     std::collections::BTreeMap,
 };
 
@@ -91,7 +91,7 @@ async fn read_seal(
         foreign.push(Foreign::new(key, Some(position), err.to_string()));
         return Ok(None);
     }
-    let bytes = fetch(store, &key).await?;
+    let bytes = fetch(store, &key, size).await?;
     let manifest = match SegmentManifest::from_bytes(&bytes) {
         Ok(manifest) => manifest,
         Err(err @ WormError::UnsupportedFormatVersion { .. }) => {
@@ -140,7 +140,7 @@ async fn read_manifest(
         });
         return Ok(None);
     }
-    let bytes = fetch(store, key).await?;
+    let bytes = fetch(store, key, size).await?;
     match SegmentManifest::from_bytes(&bytes) {
         Ok(manifest) => Ok(Some((bytes, manifest))),
         Err(err @ WormError::UnsupportedFormatVersion { .. }) => {
@@ -160,14 +160,14 @@ async fn read_manifest(
     }
 }
 
-/// The bytes of `key` (listed, so at most [`MAX_MANIFEST_BYTES`]).
-async fn fetch(store: &dyn ObjectStore, key: &str) -> Result<Vec<u8>> {
-    Ok(store
-        .get(&Path::from(key))
-        .await
-        .map_err(|e| to_store_error(e, "read of", key))?
-        .bytes()
-        .await
-        .map_err(|e| to_store_error(e, "read of", key))?
-        .to_vec())
+/// The bytes of `key`, at most [`MAX_MANIFEST_BYTES`] + 1 of them: the
+/// listing said it is `listed` bytes, no more than the cap, but an object
+/// replaced since may be larger, and the decoder refuses what is over the
+/// cap. Some servers refuse the range of an empty object (416).
+async fn fetch(store: &dyn ObjectStore, key: &str, listed: u64) -> Result<Vec<u8>> {
+    match read_prefix(store, &Path::from(key), MAX_MANIFEST_BYTES as u64 + 1).await {
+        Ok(bytes) => Ok(bytes.to_vec()),
+        Err(_) if listed == 0 => Ok(Vec::new()),
+        Err(e) => Err(to_store_error(e, "read of", key).into()),
+    }
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Deep verification against the machine's hashing speed, on a local directory store: a WORM archive
+# of KRABKA_BENCH_SEGMENTS segments of KRABKA_BENCH_MIB MiB is written once (examples/worm_bench.rs,
+# `local archive`), then each round runs, in alternating order, `local sha256` (every archived file
+# hashed with SHA-256 on one thread in 1 MiB reads: the single-core baseline over the same bytes)
+# and `local verify` (a deep verification of the archive, as `krabka-worm-verify --deep`). Prints
+# the rounds and a Markdown table: median throughput of each, and verify / (baseline x cores used),
+# the issue's figure "per core it uses" (target >= 0.8).
+#
+#   KRABKA_BENCH_MIB=256       segment size in MiB
+#   KRABKA_BENCH_SEGMENTS=8    segments in the archive
+#   KRABKA_BENCH_ROUNDS=5      rounds
+#
+# Not part of the test command: run it by hand (it needs about segments x size of free disk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mib=${KRABKA_BENCH_MIB:-256}
+segments=${KRABKA_BENCH_SEGMENTS:-8}
+rounds=${KRABKA_BENCH_ROUNDS:-5}
+for value in "$mib" "$segments" "$rounds"; do
+  [[ $value =~ ^[1-9][0-9]*$ ]] || {
+    echo "KRABKA_BENCH_MIB, KRABKA_BENCH_SEGMENTS and KRABKA_BENCH_ROUNDS must be positive integers" >&2
+    exit 64
+  }
+done
+cargo build --release --locked -q -p krabka-remote-storage --example worm_bench
+bench=target/release/examples/worm_bench
+work=$(mktemp -d "${TMPDIR:-/tmp}/krabka-verify-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+"$bench" local archive "$mib" "$segments" "$work" > /dev/null
+# field NAME: the number after "NAME": in the JSON line on stdin
+field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+# median FILE: the median of the numbers in FILE (one per line)
+median() {
+  sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo
+echo "archive: $segments segments of $mib MiB (local directory), $rounds rounds, $(nproc) cores"
+echo "load at start: $(uptime)"
+echo
+echo "| round | order | SHA-256, 1 thread | deep verify | cores | verify / (SHA-256 x cores) |"
+echo "|---|---|---|---|---|---|"
+for round in $(seq 1 "$rounds"); do
+  if (( round % 2 )); then order="sha256 verify"; else order="verify sha256"; fi
+  for step in $order; do
+    line=$("$bench" local "$step" "$work")
+    case $step in
+      sha256) sha=$(field mb_per_s <<< "$line") ;;
+      verify) verify=$(field mb_per_s <<< "$line"); cores=$(field cores <<< "$line") ;;
+    esac
+  done
+  used=$(( cores < 8 ? cores : 8 ))
+  (( used >= 2 )) || used=1
+  ratio=$(awk -v v="$verify" -v s="$sha" -v c="$used" 'BEGIN { printf "%.3f", v / (s * c) }')
+  echo "$sha" >> "$work/sha"
+  echo "$verify" >> "$work/verify"
+  echo "$ratio" >> "$work/ratio"
+  printf '| %s | %s | %.0f MB/s | %.0f MB/s | %s | %s |\n' "$round" "${order/ /, }" "$sha" "$verify" "$used" "$ratio"
+done
+echo
+echo "load at end: $(uptime)"
+echo
+echo "| median of $rounds rounds | SHA-256, 1 thread | deep verify | verify / (SHA-256 x cores) |"
+echo "|---|---|---|---|"
+printf '| %s segments x %s MiB | %.0f MB/s | %.0f MB/s | %s (target >= 0.8) |\n' "$segments" "$mib" \
+  "$(median "$work/sha")" "$(median "$work/verify")" "$(median "$work/ratio")"
