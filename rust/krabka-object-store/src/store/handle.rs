@@ -3,6 +3,7 @@
 
 use {
     super::{
+        cache::{CacheConfig, ChunkCache},
         error::{Result, StoreError},
         runtime::StoreRuntime,
         tuning::{CreateOnlyParts, Tuning},
@@ -24,6 +25,7 @@ pub struct StoreHandle {
     tuning: Tuning,
     runtime: Arc<StoreRuntime>,
     config: Option<ObjectStoreConfig>,
+    read_cache: Option<Arc<ChunkCache>>,
 }
 
 impl fmt::Debug for StoreHandle {
@@ -32,6 +34,7 @@ impl fmt::Debug for StoreHandle {
             .field("store", &self.store.to_string())
             .field("prefix", &self.prefix)
             .field("tuning", &self.tuning)
+            .field("read_cache", &self.read_cache.as_ref().map(|c| c.config()))
             .finish_non_exhaustive()
     }
 }
@@ -62,11 +65,13 @@ impl StoreHandle {
             tuning: Tuning::default(),
             runtime: Arc::new(StoreRuntime::new(RUNTIME_WORKERS)?),
             config: None,
+            read_cache: None,
         })
     }
 
     /// A handle on the backend `config` describes, with its prefix and
-    /// multipart tuning.
+    /// multipart tuning, and for a cloud backend (S3, GCS) the read cache
+    /// with its default sizes ([`CacheConfig::default`]).
     ///
     /// # Errors
     /// [`StoreError::Config`], whose cause names the bad field.
@@ -88,6 +93,9 @@ impl StoreHandle {
         if let Some((threshold, chunk)) = multipart {
             handle.tuning = handle.tuning.with_multipart(threshold, chunk);
         }
+        if matches!(config, ObjectStoreConfig::S3(_) | ObjectStoreConfig::Gcs(_)) {
+            handle.read_cache = Some(Arc::new(ChunkCache::new(CacheConfig::default())?));
+        }
         if matches!(config, ObjectStoreConfig::Gcs(_)) {
             // A GCS bucket under Bucket Lock refuses to replace an object,
             // so a key cannot be reserved first (see `CreateOnlyParts`).
@@ -103,6 +111,26 @@ impl StoreHandle {
     pub fn with_tuning(mut self, tuning: Tuning) -> Self {
         self.tuning = tuning;
         self
+    }
+
+    /// The same handle reading segment logs through a read cache of
+    /// `config`'s sizes (a new one), or without a cache for `None`.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] for sizes that do not fit
+    /// ([`CacheConfig::validated`]).
+    pub fn with_read_cache(mut self, config: Option<CacheConfig>) -> Result<Self> {
+        self.read_cache = match config {
+            Some(config) => Some(Arc::new(ChunkCache::new(config)?)),
+            None => None,
+        };
+        Ok(self)
+    }
+
+    /// The read cache segment logs are read through, when there is one.
+    #[must_use]
+    pub fn read_cache(&self) -> Option<&Arc<ChunkCache>> {
+        self.read_cache.as_ref()
     }
 
     /// The object store.

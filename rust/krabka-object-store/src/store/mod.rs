@@ -17,6 +17,7 @@
 //! [`object_store::path::Path`]s, cancellation as a
 //! [`tokio_util::sync::CancellationToken`].
 
+pub mod cache;
 pub mod delete;
 mod error;
 pub mod errors;

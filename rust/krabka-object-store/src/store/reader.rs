@@ -40,7 +40,8 @@ pub struct Pin {
 }
 
 impl Pin {
-    fn apply(&self, options: &mut GetOptions) {
+    /// Makes `options` read this version.
+    pub(crate) fn apply(&self, options: &mut GetOptions) {
         if self.version.is_some() {
             options.version.clone_from(&self.version);
         } else {
@@ -259,7 +260,7 @@ impl Drop for RangeReader {
 }
 
 /// An I/O error carrying the typed error, so callers can downcast it.
-fn io_error(class: StoreErrorClass, err: StoreError) -> io::Error {
+pub(crate) fn io_error(class: StoreErrorClass, err: StoreError) -> io::Error {
     let kind = match class {
         StoreErrorClass::NotFound => io::ErrorKind::NotFound,
         StoreErrorClass::Retryable => io::ErrorKind::TimedOut,

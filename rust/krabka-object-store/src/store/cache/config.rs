@@ -1,0 +1,78 @@
+//! How much the read cache holds and how far it reads ahead.
+
+use crate::store::error::{Result, StoreError};
+
+/// Bytes the cache holds by default (256 MiB, shared by every partition a
+/// broker reads).
+pub const DEFAULT_CACHE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Bytes per cached chunk and per ranged GET by default (512 KiB: a 1 MiB
+/// fetch at any position touches at most three chunks, so a random read
+/// fetches at most 1.5 times what it serves).
+pub const DEFAULT_CHUNK_BYTES: u64 = 512 * 1024;
+
+/// Chunks read ahead of a sequential reader by default (4 MiB at the
+/// default chunk size: enough GETs in flight to cover tens of milliseconds
+/// of latency at a few hundred MB/s).
+pub const DEFAULT_PREFETCH_CHUNKS: usize = 8;
+
+/// Read-ahead GETs in flight at once for the whole cache by default.
+pub const DEFAULT_PREFETCH_IN_FLIGHT: usize = 32;
+
+/// The smallest chunk the cache accepts.
+pub const MIN_CHUNK_BYTES: u64 = 4 * 1024;
+
+/// The read cache's sizes.
+///
+/// Memory: at most `capacity_bytes` of chunks are held, read-ahead
+/// included; a reader holds one chunk it shares with the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// Bytes of chunks held at most.
+    pub capacity_bytes: u64,
+    /// Bytes per chunk (and per ranged GET).
+    pub chunk_bytes: u64,
+    /// Chunks read ahead of a reader found to read sequentially; 0 turns
+    /// read-ahead off.
+    pub prefetch_chunks: usize,
+    /// Read-ahead GETs in flight at once, for the whole cache.
+    pub prefetch_in_flight: usize,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        Self {
+            capacity_bytes: DEFAULT_CACHE_BYTES,
+            chunk_bytes: DEFAULT_CHUNK_BYTES,
+            prefetch_chunks: DEFAULT_PREFETCH_CHUNKS,
+            prefetch_in_flight: DEFAULT_PREFETCH_IN_FLIGHT,
+        }
+    }
+}
+
+impl CacheConfig {
+    /// The configuration, checked: a chunk of at least [`MIN_CHUNK_BYTES`],
+    /// and room for a reader's chunk plus its read-ahead.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] naming the value that does not fit.
+    pub fn validated(self) -> Result<Self> {
+        if self.chunk_bytes < MIN_CHUNK_BYTES {
+            return Err(StoreError::InvalidArgument(format!(
+                "read cache chunk size {} is below the minimum of {MIN_CHUNK_BYTES} bytes",
+                self.chunk_bytes
+            )));
+        }
+        let needed = self
+            .chunk_bytes
+            .saturating_mul(self.prefetch_chunks as u64 + 2);
+        if self.capacity_bytes < needed {
+            return Err(StoreError::InvalidArgument(format!(
+                "read cache of {} bytes cannot hold a reader's chunk and its {} chunks of read-ahead \
+                 ({needed} bytes at {} bytes a chunk)",
+                self.capacity_bytes, self.prefetch_chunks, self.chunk_bytes
+            )));
+        }
+        Ok(self)
+    }
+}

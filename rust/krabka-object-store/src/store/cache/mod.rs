@@ -1,0 +1,453 @@
+//! The read cache: segment bytes in aligned chunks, shared by every reader
+//! of a store handle, with read-ahead across fetches.
+//!
+//! Kafka reads a remote segment one fetch at a time: a stream opened at a
+//! position, about a fetch's worth read (1 MiB per partition by default),
+//! then closed; a consumer catching up asks for the next position right
+//! after. Without a cache every fetch is a new ranged GET (a full round
+//! trip, and a pooled connection thrown away with the unread body). With
+//! it:
+//! - a fetch reads aligned chunks ([`CacheConfig::chunk_bytes`]) through
+//!   the cache, each one ranged GET sized to the chunk, read whole (so the
+//!   connection goes back to the pool);
+//! - a chunk is keyed by object key **and version** (S3 version id, GCS
+//!   generation, else the ETag): every chunk of one reader comes from the
+//!   version its first chunk came from (later GETs carry that version or
+//!   `If-Match`), and a changed object is a failed read, never a mix;
+//! - two readers of one chunk wait for one GET (single flight); a failed
+//!   GET is not cached, each waiter gets the error;
+//! - a fetch that starts where the previous fetch of that object stopped
+//!   (within a chunk), or a stream that has read more than a fetch's worth,
+//!   is sequential: the following [`CacheConfig::prefetch_chunks`] chunks
+//!   are fetched ahead, within a cache-wide limit of GETs in flight, never
+//!   past the object's end. Random fetches read only the chunks they touch;
+//! - chunks are evicted least recently used first within
+//!   [`CacheConfig::capacity_bytes`]; read-ahead evicted unread is counted
+//!   ([`CacheStats::prefetch_unread_bytes`]).
+//!
+//! Segment objects are immutable (every copy has a new segment id), so an
+//! object's version and size are remembered once learned; an object
+//! replaced in place is noticed when a chunk GET carrying the old version
+//! fails (the remembered version is then forgotten), not while every chunk
+//! a reader needs is still cached.
+
+mod chunks;
+mod config;
+mod flight;
+mod open;
+mod reader;
+#[cfg(test)]
+mod tests;
+
+pub use {
+    config::{
+        CacheConfig, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_PREFETCH_CHUNKS,
+        DEFAULT_PREFETCH_IN_FLIGHT, MIN_CHUNK_BYTES,
+    },
+    open::open_cached,
+    reader::CachedReader,
+};
+
+use {
+    super::{
+        StoreRuntime,
+        error::{Result, StoreError},
+        errors::to_store_error,
+        fetch::ObjectAt,
+        reader::Pin,
+    },
+    bytes::Bytes,
+    chunks::{ChunkKey, Chunks},
+    flight::{Flight, owned_error},
+    object_store::{GetOptions, GetRange, ObjectStore, path::Path},
+    std::{
+        collections::HashMap,
+        sync::{
+            Arc, Mutex, MutexGuard, PoisonError,
+            atomic::{AtomicU64, AtomicUsize, Ordering},
+        },
+    },
+};
+
+/// Objects whose version and size are remembered, and whose last read
+/// position is, at most; beyond, the memory is cleared and relearned.
+const MAX_OBJECTS: usize = 16_384;
+
+/// What pins an object version: the store's version id, else its ETag.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum PinId {
+    /// An S3 version id or a GCS generation.
+    Version(String),
+    /// An ETag.
+    ETag(String),
+}
+
+/// One version of one object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ObjectId {
+    /// The key.
+    pub(crate) key: String,
+    /// The version.
+    pub(crate) pin: PinId,
+}
+
+impl ObjectId {
+    /// The version `pin` names of `key`; `None` when the store names none
+    /// (such an object is read without the cache).
+    fn of(key: &Path, pin: &Pin) -> Option<Self> {
+        let pin = match (&pin.version, &pin.e_tag) {
+            (Some(version), _) => PinId::Version(version.clone()),
+            (None, Some(e_tag)) => PinId::ETag(e_tag.clone()),
+            (None, None) => return None,
+        };
+        Some(Self {
+            key: key.to_string(),
+            pin,
+        })
+    }
+}
+
+/// The version and size of an object as first read.
+#[derive(Debug, Clone)]
+pub(crate) struct ObjectInfo {
+    id: Arc<ObjectId>,
+    pin: Pin,
+    size: u64,
+}
+
+/// What the cache has done since it was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheStats {
+    /// Chunks a reader found held.
+    pub hits: u64,
+    /// Chunks a reader waited for a GET of (its own, or read-ahead's).
+    pub misses: u64,
+    /// Of the misses, those that joined a GET already in flight.
+    pub joined: u64,
+    /// Chunks evicted to stay within the budget.
+    pub evictions: u64,
+    /// Bytes held now.
+    pub bytes_held: u64,
+    /// Ranged GETs made for chunks (read-ahead included).
+    pub gets: u64,
+    /// Bytes those GETs returned.
+    pub bytes_fetched: u64,
+    /// Bytes fetched ahead of a reader.
+    pub prefetched_bytes: u64,
+    /// Bytes fetched ahead and evicted before any reader got them.
+    pub prefetch_unread_bytes: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    joined: AtomicU64,
+    evictions: AtomicU64,
+    gets: AtomicU64,
+    bytes_fetched: AtomicU64,
+    prefetched_bytes: AtomicU64,
+    prefetch_unread_bytes: AtomicU64,
+}
+
+struct State {
+    chunks: Chunks,
+    loading: HashMap<ChunkKey, Arc<Flight>>,
+    objects: HashMap<ObjectAt, ObjectInfo>,
+    positions: HashMap<Arc<ObjectId>, u64>,
+}
+
+/// The read cache of one store handle (see the module documentation).
+pub struct ChunkCache {
+    config: CacheConfig,
+    state: Mutex<State>,
+    counters: Counters,
+    prefetching: AtomicUsize,
+}
+
+impl std::fmt::Debug for ChunkCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkCache")
+            .field("config", &self.config)
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// Where the chunks of one object come from.
+#[derive(Clone)]
+pub(crate) struct ChunkSource {
+    pub(crate) runtime: Arc<StoreRuntime>,
+    pub(crate) store: Arc<dyn ObjectStore>,
+    pub(crate) key: Path,
+    pub(crate) info: ObjectInfo,
+}
+
+impl ChunkCache {
+    /// An empty cache.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] for sizes that do not fit
+    /// ([`CacheConfig::validated`]).
+    pub fn new(config: CacheConfig) -> Result<Self> {
+        let config = config.validated()?;
+        Ok(Self {
+            config,
+            state: Mutex::new(State {
+                chunks: Chunks::new(config.capacity_bytes),
+                loading: HashMap::new(),
+                objects: HashMap::new(),
+                positions: HashMap::new(),
+            }),
+            counters: Counters::default(),
+            prefetching: AtomicUsize::new(0),
+        })
+    }
+
+    /// The sizes it was made with.
+    #[must_use]
+    pub fn config(&self) -> CacheConfig {
+        self.config
+    }
+
+    /// What it has done so far.
+    #[must_use]
+    pub fn stats(&self) -> CacheStats {
+        let count = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        let c = &self.counters;
+        CacheStats {
+            hits: count(&c.hits),
+            misses: count(&c.misses),
+            joined: count(&c.joined),
+            evictions: count(&c.evictions),
+            bytes_held: self.lock().chunks.bytes(),
+            gets: count(&c.gets),
+            bytes_fetched: count(&c.bytes_fetched),
+            prefetched_bytes: count(&c.prefetched_bytes),
+            prefetch_unread_bytes: count(&c.prefetch_unread_bytes),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What is remembered of `object`.
+    fn info(&self, object: &ObjectAt) -> Option<ObjectInfo> {
+        self.lock().objects.get(object).cloned()
+    }
+
+    /// Remembers `info` of `object`.
+    fn learn(&self, object: ObjectAt, info: ObjectInfo) {
+        let mut state = self.lock();
+        if state.objects.len() >= MAX_OBJECTS {
+            state.objects.clear();
+        }
+        state.objects.insert(object, info);
+    }
+
+    /// Where the last reader of `object` stood.
+    fn last_position(&self, object: &ObjectId) -> Option<u64> {
+        self.lock().positions.get(object).copied()
+    }
+
+    /// Records that a reader of `object` stands at `position`.
+    fn note_position(&self, object: &Arc<ObjectId>, position: u64) {
+        let mut state = self.lock();
+        if state.positions.len() >= MAX_OBJECTS && !state.positions.contains_key(object) {
+            state.positions.clear();
+        }
+        state.positions.insert(Arc::clone(object), position);
+    }
+
+    /// Holds a chunk a reader got outside the cache (the first GET of an
+    /// object, which also told its version).
+    fn hold(&self, object: &Arc<ObjectId>, index: u64, bytes: Bytes) {
+        self.counters.gets.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .bytes_fetched
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        self.counters.misses.fetch_add(1, Ordering::Relaxed);
+        let key = ChunkKey {
+            object: Arc::clone(object),
+            index,
+        };
+        let evicted = self.lock().chunks.insert(key, bytes, true);
+        self.count_evicted(evicted);
+    }
+
+    fn count_evicted(&self, evicted: chunks::Evicted) {
+        self.counters
+            .evictions
+            .fetch_add(evicted.chunks, Ordering::Relaxed);
+        self.counters
+            .prefetch_unread_bytes
+            .fetch_add(evicted.unread_bytes, Ordering::Relaxed);
+    }
+
+    /// Chunk `index` of the object `source` names: held, or fetched (once,
+    /// however many readers ask). Blocks the calling thread, which must not
+    /// be one of the store runtime's own.
+    fn chunk(self: &Arc<Self>, source: &ChunkSource, index: u64) -> Result<Bytes> {
+        let key = ChunkKey {
+            object: Arc::clone(&source.info.id),
+            index,
+        };
+        let flight = {
+            let mut state = self.lock();
+            if let Some(bytes) = state.chunks.get(&key) {
+                self.counters.hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(bytes);
+            }
+            self.counters.misses.fetch_add(1, Ordering::Relaxed);
+            match state.loading.get(&key) {
+                Some(flight) => {
+                    self.counters.joined.fetch_add(1, Ordering::Relaxed);
+                    Arc::clone(flight)
+                }
+                None => {
+                    let flight = Arc::new(Flight::default());
+                    state.loading.insert(key.clone(), Arc::clone(&flight));
+                    drop(state);
+                    self.spawn_fetch(source, key.clone(), Arc::clone(&flight), true);
+                    flight
+                }
+            }
+        };
+        match flight.wait() {
+            Ok(bytes) => {
+                // Joined read-ahead: the chunk is served now.
+                self.lock().chunks.get(&key);
+                Ok(bytes)
+            }
+            Err(err) => Err(owned_error(&err)),
+        }
+    }
+
+    /// Fetches chunks `indexes` of `source`'s object ahead of its reader:
+    /// those neither held nor in flight, while the cache-wide limit of GETs
+    /// in flight allows.
+    fn prefetch(self: &Arc<Self>, source: &ChunkSource, indexes: std::ops::RangeInclusive<u64>) {
+        for index in indexes {
+            let key = ChunkKey {
+                object: Arc::clone(&source.info.id),
+                index,
+            };
+            let flight = {
+                let mut state = self.lock();
+                if state.chunks.contains(&key) || state.loading.contains_key(&key) {
+                    continue;
+                }
+                let taken = self.prefetching.fetch_add(1, Ordering::AcqRel);
+                if taken >= self.config.prefetch_in_flight {
+                    self.prefetching.fetch_sub(1, Ordering::AcqRel);
+                    return;
+                }
+                let flight = Arc::new(Flight::default());
+                state.loading.insert(key.clone(), Arc::clone(&flight));
+                flight
+            };
+            self.spawn_fetch(source, key, flight, false);
+        }
+    }
+
+    /// One ranged GET of chunk `key` on the runtime; its outcome goes to
+    /// `flight` and, when it succeeded, into the cache.
+    fn spawn_fetch(
+        self: &Arc<Self>,
+        source: &ChunkSource,
+        key: ChunkKey,
+        flight: Arc<Flight>,
+        for_reader: bool,
+    ) {
+        let cache = Arc::clone(self);
+        let chunk = self.config.chunk_bytes;
+        let start = key.index * chunk;
+        let range = start..source.info.size.min(start + chunk);
+        let store = Arc::clone(&source.store);
+        let path = source.key.clone();
+        let pin = source.info.pin.clone();
+        source.runtime.handle().spawn(async move {
+            let outcome = get_range(&*store, &path, &pin, range).await;
+            cache.complete(key, &flight, outcome, for_reader);
+        });
+    }
+
+    /// Records the outcome of the GET of `key`.
+    fn complete(
+        &self,
+        key: ChunkKey,
+        flight: &Arc<Flight>,
+        outcome: Result<Bytes>,
+        for_reader: bool,
+    ) {
+        if !for_reader {
+            self.prefetching.fetch_sub(1, Ordering::AcqRel);
+        }
+        self.counters.gets.fetch_add(1, Ordering::Relaxed);
+        let outcome = {
+            let mut state = self.lock();
+            if state
+                .loading
+                .get(&key)
+                .is_some_and(|loading| Arc::ptr_eq(loading, flight))
+            {
+                state.loading.remove(&key);
+            }
+            match outcome {
+                Ok(bytes) => {
+                    let len = bytes.len() as u64;
+                    self.counters
+                        .bytes_fetched
+                        .fetch_add(len, Ordering::Relaxed);
+                    if !for_reader {
+                        self.counters
+                            .prefetched_bytes
+                            .fetch_add(len, Ordering::Relaxed);
+                    }
+                    let evicted = state.chunks.insert(key, bytes.clone(), for_reader);
+                    self.count_evicted(evicted);
+                    Ok(bytes)
+                }
+                Err(err) => {
+                    // Errors are not cached; a changed object is relearned
+                    // at the next fetch.
+                    state.objects.retain(|_, info| info.id != key.object);
+                    state.chunks.forget_object(&key.object);
+                    Err(Arc::new(err))
+                }
+            }
+        };
+        flight.finish(outcome);
+    }
+}
+
+/// `range` of `key` at the version `pin` names, checked to be whole.
+async fn get_range(
+    store: &dyn ObjectStore,
+    key: &Path,
+    pin: &Pin,
+    range: std::ops::Range<u64>,
+) -> Result<Bytes> {
+    let wanted = range.end - range.start;
+    let mut options = GetOptions {
+        range: Some(GetRange::Bounded(range)),
+        ..GetOptions::default()
+    };
+    pin.apply(&mut options);
+    let bytes = async { store.get_opts(key, options).await?.bytes().await }
+        .await
+        .map_err(|e| to_store_error(e, "ranged read of", key.as_ref()))?;
+    if bytes.len() as u64 == wanted {
+        Ok(bytes)
+    } else {
+        Err(StoreError::Retryable {
+            message: format!(
+                "a ranged read of {key} returned {} of {wanted} bytes",
+                bytes.len()
+            ),
+            source: None,
+        })
+    }
+}

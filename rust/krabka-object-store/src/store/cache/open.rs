@@ -1,0 +1,125 @@
+//! Opening a ranged read through the cache.
+
+use {
+    super::{ChunkCache, ChunkSource, ObjectId, ObjectInfo, reader::CachedReader},
+    crate::store::{
+        StoreRuntime,
+        error::{Result, StoreError},
+        errors::to_store_error,
+        fetch::{ObjectAt, Opened, open_range},
+        reader::{first_get_options, pin_of},
+        tuning::Tuning,
+    },
+    object_store::ObjectStore,
+    std::sync::Arc,
+};
+
+/// Opens a reader over `[start, end]` (inclusive `end`, clamped to the
+/// object) of `object`, or to its end without `end`, through `cache`. The
+/// first read of an object is one GET of the chunk holding `start`, which
+/// also tells the object's version and size; an object whose store names no
+/// version or ETag, and every failed first read, go the uncached way
+/// ([`open_range`]), which tells a missing object, an empty range and a
+/// position past the end apart.
+///
+/// # Errors
+/// Those of [`open_range`].
+#[allow(clippy::too_many_arguments)]
+pub async fn open_cached(
+    cache: Arc<ChunkCache>,
+    runtime: Arc<StoreRuntime>,
+    store: Arc<dyn ObjectStore>,
+    object: ObjectAt,
+    resource: String,
+    start: u64,
+    end: Option<u64>,
+    tuning: Tuning,
+) -> Result<Opened> {
+    if let Some(end) = end {
+        if end < start {
+            return Err(StoreError::InvalidArgument(format!(
+                "end_position {end} < start_position {start}"
+            )));
+        }
+    }
+    let info = match cache.info(&object) {
+        Some(info) => info,
+        None => match learn(&cache, &*store, &object, start).await? {
+            Some(info) => info,
+            None => {
+                return open_range(runtime, store, object, resource, start, end, tuning).await;
+            }
+        },
+    };
+    if start == info.size {
+        return Ok(Opened::Empty);
+    }
+    if start > info.size {
+        return Err(StoreError::InvalidArgument(format!(
+            "start_position {start} is past the end of {resource} ({} bytes)",
+            info.size
+        )));
+    }
+    let end = end.map_or(info.size, |end| end.saturating_add(1).min(info.size));
+    let chunk = cache.config().chunk_bytes;
+    let continues = cache
+        .last_position(&info.id)
+        .is_some_and(|last| last.abs_diff(start) <= chunk);
+    let source = ChunkSource {
+        runtime,
+        store,
+        key: object.key,
+        info,
+    };
+    Ok(Opened::Reader(Box::new(CachedReader::new(
+        cache, source, start, end, continues,
+    ))))
+}
+
+/// Reads the chunk of `object` holding `start` to learn its version and
+/// size, and holds that chunk. `None` when the first read fails or the
+/// store names no version: the caller reads uncached.
+async fn learn(
+    cache: &ChunkCache,
+    store: &dyn ObjectStore,
+    object: &ObjectAt,
+    start: u64,
+) -> Result<Option<ObjectInfo>> {
+    let chunk = cache.config().chunk_bytes;
+    let index = start / chunk;
+    let mut options = first_get_options(index * chunk..(index + 1) * chunk);
+    options.version.clone_from(&object.version);
+    let Ok(first) = store.get_opts(&object.key, options).await else {
+        return Ok(None);
+    };
+    let pin = pin_of(&first);
+    let Some(id) = ObjectId::of(&object.key, &pin) else {
+        return Ok(None);
+    };
+    let size = first.meta.size;
+    let range = first.range.clone();
+    let bytes = first
+        .bytes()
+        .await
+        .map_err(|e| to_store_error(e, "read of", object.key.as_ref()))?;
+    if bytes.len() as u64 != range.end - range.start || range.start != index * chunk {
+        return Err(StoreError::Retryable {
+            message: format!(
+                "the first read of {} returned {} bytes at {} for the chunk at {}",
+                object.key,
+                bytes.len(),
+                range.start,
+                index * chunk
+            ),
+            source: None,
+        });
+    }
+    let info = ObjectInfo {
+        id: Arc::new(id),
+        pin,
+        size,
+    };
+    cache.hold(&info.id, index, bytes);
+    cache.learn(object.clone(), info.clone());
+    Ok(Some(info))
+}

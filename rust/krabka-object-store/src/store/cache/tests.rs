@@ -1,0 +1,423 @@
+//! The read cache against an in-memory store that counts and can fail or
+//! hold its GETs.
+
+use {
+    super::*,
+    crate::store::{fetch::Opened, tuning::Tuning},
+    async_trait::async_trait,
+    futures_util::stream::BoxStream,
+    object_store::{
+        CopyOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStoreExt,
+        PutMultipartOptions, PutOptions, PutPayload, PutResult, memory::InMemory,
+    },
+    std::{
+        fmt,
+        io::{self, Read},
+        sync::atomic::{AtomicBool, AtomicUsize},
+    },
+};
+
+const CHUNK: u64 = 4096;
+
+/// An in-memory store counting its GETs and the bytes they asked for;
+/// `fail` makes ranged GETs fail, `hold` makes them wait until released.
+#[derive(Debug, Default)]
+struct Counting {
+    inner: InMemory,
+    gets: AtomicUsize,
+    ranged_bytes: AtomicU64,
+    fail: AtomicBool,
+    hold: AtomicBool,
+}
+
+impl fmt::Display for Counting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Counting")
+    }
+}
+
+#[async_trait]
+impl ObjectStore for Counting {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
+        while self.hold.load(Ordering::SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        if self.fail.load(Ordering::SeqCst) {
+            return Err(object_store::Error::Generic {
+                store: "Counting",
+                source: "Server returned non-2xx status code: 503 Service Unavailable".into(),
+            });
+        }
+        if let Some(GetRange::Bounded(range)) = &options.range {
+            self.ranged_bytes
+                .fetch_add(range.end - range.start, Ordering::SeqCst);
+        }
+        self.inner.get_opts(location, options).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Path>>,
+    ) -> BoxStream<'static, object_store::Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+struct Fixture {
+    runtime: Arc<StoreRuntime>,
+    store: Arc<Counting>,
+    cache: Arc<ChunkCache>,
+}
+
+fn fixture(config: CacheConfig) -> Fixture {
+    Fixture {
+        runtime: Arc::new(StoreRuntime::new(2).unwrap()),
+        store: Arc::new(Counting::default()),
+        cache: Arc::new(ChunkCache::new(config).unwrap()),
+    }
+}
+
+fn small(prefetch_chunks: usize) -> CacheConfig {
+    CacheConfig {
+        capacity_bytes: CHUNK * 64,
+        chunk_bytes: CHUNK,
+        prefetch_chunks,
+        prefetch_in_flight: 8,
+    }
+}
+
+/// Bytes whose every position differs from its neighbours'.
+fn pattern(len: u64, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(7).wrapping_add(seed))
+        .collect()
+}
+
+impl Fixture {
+    fn put(&self, key: &str, bytes: Vec<u8>) {
+        let store = Arc::clone(&self.store);
+        let key = Path::from(key);
+        self.runtime
+            .block_on(async move {
+                store
+                    .put(&key, PutPayload::from(bytes))
+                    .await
+                    .map_err(|e| to_store_error(e, "put", "test"))
+            })
+            .unwrap();
+    }
+
+    fn open(&self, key: &str, start: u64, end: Option<u64>) -> Result<Box<dyn Read + Send>> {
+        let open = open_cached(
+            Arc::clone(&self.cache),
+            Arc::clone(&self.runtime),
+            Arc::clone(&self.store) as Arc<dyn ObjectStore>,
+            ObjectAt::from(Path::from(key)),
+            key.to_owned(),
+            start,
+            end,
+            Tuning::default(),
+        );
+        Ok(self.runtime.block_on(open)?.into_reader())
+    }
+
+    /// Reads `len` bytes from `start` in one stream, then drops it.
+    fn read(&self, key: &str, start: u64, len: u64) -> Vec<u8> {
+        let mut reader = self.open(key, start, None).unwrap();
+        let mut out = vec![0; usize::try_from(len).unwrap()];
+        reader.read_exact(&mut out).unwrap();
+        out
+    }
+
+    /// Waits (bounded) until no read-ahead GET is in flight.
+    fn settle(&self) {
+        for _ in 0..2000 {
+            if self.cache.prefetching.load(Ordering::SeqCst) == 0
+                && self.cache.lock().loading.is_empty()
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        panic!("read-ahead never settled");
+    }
+
+    fn gets(&self) -> usize {
+        self.store.gets.load(Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn reads_return_the_objects_bytes_at_every_position_and_bound() {
+    let f = fixture(small(2));
+    let bytes = pattern(10 * CHUNK + 123, 1);
+    f.put("a", bytes.clone());
+    for (start, end) in [
+        (0, None),
+        (1, Some(0u64)),
+        (CHUNK - 1, Some(CHUNK)),
+        (3 * CHUNK + 5, Some(7 * CHUNK + 9)),
+        (10 * CHUNK, None),
+        (5, Some(100 * CHUNK)),
+    ] {
+        let Some(end) = end.map(|e| e.max(start)).or(Some(bytes.len() as u64 - 1)) else {
+            unreachable!()
+        };
+        let mut out = Vec::new();
+        f.open("a", start, Some(end))
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
+        let stop = usize::try_from((end + 1).min(bytes.len() as u64)).unwrap();
+        assert_eq!(
+            out,
+            bytes[usize::try_from(start).unwrap()..stop],
+            "{start}..={end}"
+        );
+    }
+    let mut out = Vec::new();
+    let mut reader = f.open("a", bytes.len() as u64, None).unwrap();
+    reader.read_to_end(&mut out).unwrap();
+    assert!(out.is_empty());
+    assert!(matches!(
+        f.open("a", bytes.len() as u64 + 1, None),
+        Err(StoreError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        f.open("missing", 0, None),
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn a_second_read_of_held_chunks_makes_no_request() {
+    let f = fixture(small(0));
+    f.put("a", pattern(4 * CHUNK, 2));
+    let first = f.read("a", 100, 2 * CHUNK);
+    let gets = f.gets();
+    assert_eq!(f.read("a", 100, 2 * CHUNK), first);
+    assert_eq!(f.gets(), gets);
+    assert!(f.cache.stats().hits >= 3);
+}
+
+#[test]
+fn a_fetch_that_continues_the_previous_one_reads_ahead_and_is_then_served_from_memory() {
+    let f = fixture(small(4));
+    let bytes = pattern(40 * CHUNK, 3);
+    f.put("a", bytes.clone());
+    // Fetches of two chunks each, each closed, the next one where the
+    // previous one stopped: the way a consumer catches up.
+    let mut position = 0;
+    while position < bytes.len() as u64 {
+        let len = (2 * CHUNK).min(bytes.len() as u64 - position);
+        let got = f.read("a", position, len);
+        assert_eq!(got, bytes[position as usize..(position + len) as usize]);
+        position += len;
+        f.settle();
+    }
+    let stats = f.cache.stats();
+    // Every chunk fetched once; most of them ahead of the reader.
+    assert_eq!(stats.bytes_fetched, bytes.len() as u64, "{stats:?}");
+    assert!(
+        stats.prefetched_bytes >= bytes.len() as u64 / 2,
+        "{stats:?}"
+    );
+    assert_eq!(stats.gets, 40, "{stats:?}");
+    assert_eq!(stats.prefetch_unread_bytes, 0, "{stats:?}");
+}
+
+#[test]
+fn random_fetches_read_only_the_chunks_they_touch() {
+    let f = fixture(small(8));
+    let bytes = pattern(200 * CHUNK, 4);
+    f.put("a", bytes.clone());
+    let mut served = 0;
+    // Positions far apart, never continuing the previous fetch.
+    for step in [7u64, 151, 33, 99, 12, 180, 60, 120] {
+        let start = step * CHUNK + 333;
+        let got = f.read("a", start, 2 * CHUNK);
+        assert_eq!(got, bytes[start as usize..(start + 2 * CHUNK) as usize]);
+        served += 2 * CHUNK;
+    }
+    f.settle();
+    let stats = f.cache.stats();
+    assert_eq!(stats.prefetched_bytes, 0, "{stats:?}");
+    // Two chunks' worth at an unaligned start touches three chunks.
+    assert!(stats.bytes_fetched * 2 <= served * 3, "{stats:?}");
+}
+
+#[test]
+fn the_cache_stays_within_its_budget_and_counts_evictions() {
+    let f = fixture(CacheConfig {
+        capacity_bytes: 8 * CHUNK,
+        chunk_bytes: CHUNK,
+        prefetch_chunks: 2,
+        prefetch_in_flight: 4,
+    });
+    let bytes = pattern(64 * CHUNK, 5);
+    f.put("a", bytes.clone());
+    let mut reader = f.open("a", 0, None).unwrap();
+    let mut out = Vec::new();
+    let mut buffer = vec![0; 1000];
+    loop {
+        let n = reader.read(&mut buffer).unwrap();
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buffer[..n]);
+        assert!(f.cache.stats().bytes_held <= 8 * CHUNK);
+    }
+    assert_eq!(out, bytes);
+    f.settle();
+    let stats = f.cache.stats();
+    assert!(stats.bytes_held <= 8 * CHUNK, "{stats:?}");
+    assert!(stats.evictions >= 56, "{stats:?}");
+}
+
+#[test]
+fn two_readers_of_one_chunk_make_one_request() {
+    let f = fixture(small(0));
+    f.put("a", pattern(4 * CHUNK, 6));
+    // Learn the object (its first chunk) first.
+    f.read("a", 0, 10);
+    let before = f.gets();
+    f.store.hold.store(true, Ordering::SeqCst);
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let mut reader = f.open("a", 2 * CHUNK, None).unwrap();
+            std::thread::spawn(move || {
+                let mut out = vec![0; 100];
+                reader.read_exact(&mut out).unwrap();
+                out
+            })
+        })
+        .collect();
+    // Bounded wait until the one GET is waiting in the store.
+    for _ in 0..2000 {
+        if f.gets() > before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    f.store.hold.store(false, Ordering::SeqCst);
+    let outs: Vec<_> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(f.gets(), before + 1);
+    assert_eq!(f.cache.stats().joined, 2);
+}
+
+#[test]
+fn errors_are_not_cached() {
+    let f = fixture(small(0));
+    let bytes = pattern(4 * CHUNK, 7);
+    f.put("a", bytes.clone());
+    f.read("a", 0, 10);
+    f.store.fail.store(true, Ordering::SeqCst);
+    let mut reader = f.open("a", 2 * CHUNK, None).unwrap();
+    let err = reader.read(&mut [0; 10]).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::TimedOut, "{err}");
+    f.store.fail.store(false, Ordering::SeqCst);
+    assert_eq!(
+        f.read("a", 2 * CHUNK, 10),
+        bytes[2 * CHUNK as usize..2 * CHUNK as usize + 10]
+    );
+}
+
+#[test]
+fn a_replaced_object_is_never_served_mixed_with_its_old_version() {
+    let f = fixture(small(0));
+    let old = pattern(4 * CHUNK, 8);
+    f.put("a", old.clone());
+    // A reader holds the old version's first chunk.
+    let mut reader = f.open("a", 0, None).unwrap();
+    let mut first = vec![0; CHUNK as usize];
+    reader.read_exact(&mut first).unwrap();
+    assert_eq!(first, old[..CHUNK as usize]);
+    let new = pattern(4 * CHUNK, 9);
+    f.put("a", new.clone());
+    // Its next chunk is asked for at the old version: refused, not mixed.
+    let err = reader.read(&mut [0; 10]).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::TimedOut, "{err}");
+    // The next fetch learns the new version and reads it whole.
+    let mut out = Vec::new();
+    f.open("a", 0, None).unwrap().read_to_end(&mut out).unwrap();
+    assert_eq!(out, new);
+}
+
+#[test]
+fn a_dropped_reader_leaves_nothing_behind_but_its_chunks() {
+    let f = fixture(small(4));
+    f.put("a", pattern(40 * CHUNK, 10));
+    {
+        let mut reader = f.open("a", 0, None).unwrap();
+        let mut out = vec![0; (6 * CHUNK) as usize];
+        reader.read_exact(&mut out).unwrap();
+    }
+    f.settle();
+    assert!(f.cache.lock().loading.is_empty());
+    assert_eq!(f.cache.prefetching.load(Ordering::SeqCst), 0);
+    assert!(f.cache.stats().bytes_held <= 64 * CHUNK);
+}
+
+#[test]
+fn sizes_that_do_not_fit_are_refused() {
+    for config in [
+        CacheConfig {
+            chunk_bytes: 100,
+            ..CacheConfig::default()
+        },
+        CacheConfig {
+            capacity_bytes: DEFAULT_CHUNK_BYTES,
+            ..CacheConfig::default()
+        },
+    ] {
+        assert!(matches!(
+            ChunkCache::new(config),
+            Err(StoreError::InvalidArgument(_))
+        ));
+    }
+    assert!(matches!(
+        Opened::Empty.into_reader().read(&mut [0; 1]),
+        Ok(0)
+    ));
+}
