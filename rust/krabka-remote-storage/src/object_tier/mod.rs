@@ -170,8 +170,17 @@ impl S3RemoteStorage {
     /// Best effort, after a failed copy: deletes every object the segment
     /// can have (the log and all five indexes) in one bulk delete; a
     /// failure is logged, the copy's own error is what the caller reports.
+    /// Drops what the read cache holds of `keys`, before they are written
+    /// or deleted.
+    fn forget_cached(&self, keys: &[krabka_object_store::store::Path]) {
+        if let Some(cache) = self.store.read_cache() {
+            cache.forget_keys(keys);
+        }
+    }
+
     fn remove_segment_objects(&self, metadata: &RemoteLogSegmentMetadata) {
         let removed = self.keys(metadata).all().and_then(|keys| {
+            self.forget_cached(&keys);
             let delete = delete_keys(Arc::clone(self.store.store()), keys, "a failed copy");
             self.store.runtime().block_on(delete)
         });
@@ -190,6 +199,8 @@ impl RemoteStorageManager for S3RemoteStorage {
         cancel: &CancellationToken,
     ) -> Result<Option<CustomMetadata>> {
         cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))?;
+        // A copy (re)writes this segment's objects.
+        self.forget_cached(&self.keys(metadata).all().map_err(spi_error)?);
         let copy = copy::copy_segment(
             Arc::clone(self.store.store()),
             self.keys(metadata),
@@ -241,6 +252,7 @@ impl RemoteStorageManager for S3RemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
     ) -> Result<DeleteOutcome> {
         let keys = self.keys(metadata).all().map_err(spi_error)?;
+        self.forget_cached(&keys);
         let delete = delete_keys(Arc::clone(self.store.store()), keys, "segment objects");
         self.store.runtime().block_on(delete).map_err(spi_error)?;
         Ok(DeleteOutcome::Deleted)

@@ -125,6 +125,19 @@ impl Chunks {
         }
     }
 
+    /// Drops every chunk of the objects named `names`, any version.
+    pub(super) fn forget_keys(&mut self, names: &std::collections::HashSet<&str>) {
+        let keys: Vec<ChunkKey> = self
+            .held
+            .keys()
+            .filter(|key| names.contains(key.object.key.as_str()))
+            .cloned()
+            .collect();
+        for key in keys {
+            self.remove(&key);
+        }
+    }
+
     fn remove(&mut self, key: &ChunkKey) -> Evicted {
         match self.held.remove(key) {
             Some(out) => {

@@ -233,6 +233,26 @@ impl ChunkCache {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Forgets everything of the objects at `keys`, whatever their version:
+    /// their version and size, their chunks, and GETs of them in flight
+    /// (which then still answer their waiters but fill nothing). A tier
+    /// calls it before it deletes those objects, so a later read finds them
+    /// gone instead of served from memory.
+    pub fn forget_keys(&self, keys: &[Path]) {
+        let names: std::collections::HashSet<&str> = keys.iter().map(Path::as_ref).collect();
+        let mut state = self.lock();
+        state
+            .objects
+            .retain(|object, _| !names.contains(object.key.as_ref()));
+        state
+            .positions
+            .retain(|object, _| !names.contains(object.key.as_str()));
+        state
+            .loading
+            .retain(|chunk, _| !names.contains(chunk.object.key.as_str()));
+        state.chunks.forget_keys(&names);
+    }
+
     /// What is remembered of `object`.
     fn info(&self, object: &ObjectAt) -> Option<ObjectInfo> {
         self.lock().objects.get(object).cloned()
@@ -388,11 +408,13 @@ impl ChunkCache {
         self.counters.gets.fetch_add(1, Ordering::Relaxed);
         let outcome = {
             let mut state = self.lock();
-            if state
+            // A flight no longer registered was forgotten (its object was
+            // deleted meanwhile): its waiters get the bytes, the cache not.
+            let registered = state
                 .loading
                 .get(&key)
-                .is_some_and(|loading| Arc::ptr_eq(loading, flight))
-            {
+                .is_some_and(|loading| Arc::ptr_eq(loading, flight));
+            if registered {
                 state.loading.remove(&key);
             }
             match outcome {
@@ -406,8 +428,10 @@ impl ChunkCache {
                             .prefetched_bytes
                             .fetch_add(len, Ordering::Relaxed);
                     }
-                    let evicted = state.chunks.insert(key, bytes.clone(), for_reader);
-                    self.count_evicted(evicted);
+                    if registered {
+                        let evicted = state.chunks.insert(key, bytes.clone(), for_reader);
+                        self.count_evicted(evicted);
+                    }
                     Ok(bytes)
                 }
                 Err(err) => {

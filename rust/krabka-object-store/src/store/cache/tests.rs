@@ -421,3 +421,32 @@ fn sizes_that_do_not_fit_are_refused() {
         Ok(0)
     ));
 }
+
+#[test]
+fn forgotten_keys_are_read_again_and_found_gone() {
+    let f = fixture(small(0));
+    f.put("a", pattern(4 * CHUNK, 11));
+    f.put("b", pattern(4 * CHUNK, 12));
+    f.read("a", 0, 2 * CHUNK);
+    f.read("b", 0, 2 * CHUNK);
+    let store = Arc::clone(&f.store);
+    f.runtime
+        .block_on(async move {
+            store
+                .delete(&Path::from("a"))
+                .await
+                .map_err(|e| to_store_error(e, "delete", "a"))
+        })
+        .unwrap();
+    // Still served from memory until the tier says the key is gone.
+    assert_eq!(f.read("a", 0, 10), pattern(4 * CHUNK, 11)[..10]);
+    f.cache.forget_keys(&[Path::from("a")]);
+    assert!(matches!(
+        f.open("a", 0, None),
+        Err(StoreError::NotFound { .. })
+    ));
+    // Other objects keep their chunks.
+    let gets = f.gets();
+    f.read("b", 0, 2 * CHUNK);
+    assert_eq!(f.gets(), gets);
+}
