@@ -19,6 +19,11 @@ pub const DEFAULT_PREFETCH_CHUNKS: usize = 8;
 /// Read-ahead GETs in flight at once for the whole cache by default.
 pub const DEFAULT_PREFETCH_IN_FLIGHT: usize = 32;
 
+/// Bytes a fetch is expected to read by default: what a Kafka fetch reads
+/// from one stream before it closes it (`max.partition.fetch.bytes` and the
+/// broker's `fetch.max.bytes` default to 1 MiB).
+pub const DEFAULT_EXPECTED_FETCH_BYTES: u64 = 1024 * 1024;
+
 /// The smallest chunk the cache accepts.
 pub const MIN_CHUNK_BYTES: u64 = 4 * 1024;
 
@@ -37,6 +42,11 @@ pub struct CacheConfig {
     pub prefetch_chunks: usize,
     /// Read-ahead GETs in flight at once, for the whole cache.
     pub prefetch_in_flight: usize,
+    /// Bytes a fetch is expected to read: the chunks covering them are
+    /// requested together when a reader opens, so a fetch costs one round
+    /// trip, not one per chunk; a stream that reads twice as much counts as
+    /// sequential.
+    pub expected_fetch_bytes: u64,
 }
 
 impl Default for CacheConfig {
@@ -46,6 +56,7 @@ impl Default for CacheConfig {
             chunk_bytes: DEFAULT_CHUNK_BYTES,
             prefetch_chunks: DEFAULT_PREFETCH_CHUNKS,
             prefetch_in_flight: DEFAULT_PREFETCH_IN_FLIGHT,
+            expected_fetch_bytes: DEFAULT_EXPECTED_FETCH_BYTES,
         }
     }
 }

@@ -41,8 +41,8 @@ mod tests;
 
 pub use {
     config::{
-        CacheConfig, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_PREFETCH_CHUNKS,
-        DEFAULT_PREFETCH_IN_FLIGHT, MIN_CHUNK_BYTES,
+        CacheConfig, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_EXPECTED_FETCH_BYTES,
+        DEFAULT_PREFETCH_CHUNKS, DEFAULT_PREFETCH_IN_FLIGHT, MIN_CHUNK_BYTES,
     },
     open::open_cached,
     reader::CachedReader,
@@ -68,6 +68,9 @@ use {
         },
     },
 };
+
+/// Consecutive chunks read ahead in one GET at most.
+const COALESCED_CHUNKS: usize = 4;
 
 /// Objects whose version and size are remembered, and whose last read
 /// position is, at most; beyond, the memory is cleared and relearned.
@@ -115,6 +118,14 @@ pub(crate) struct ObjectInfo {
     size: u64,
 }
 
+/// Where the last reader of an object stood and how deep it read ahead: a
+/// fetch that continues it continues its read-ahead too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pattern {
+    pub(crate) position: u64,
+    pub(crate) depth: u64,
+}
+
 /// What the cache has done since it was made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -155,7 +166,7 @@ struct State {
     chunks: Chunks,
     loading: HashMap<ChunkKey, Arc<Flight>>,
     objects: HashMap<ObjectAt, ObjectInfo>,
-    positions: HashMap<Arc<ObjectId>, u64>,
+    positions: HashMap<Arc<ObjectId>, Pattern>,
 }
 
 /// The read cache of one store handle (see the module documentation).
@@ -173,6 +184,12 @@ impl std::fmt::Debug for ChunkCache {
             .field("stats", &self.stats())
             .finish()
     }
+}
+
+/// A chunk for a reader, and whether the reader had to wait for its GET.
+pub(crate) struct Fetched {
+    pub(crate) bytes: Bytes,
+    pub(crate) waited: bool,
 }
 
 /// Where the chunks of one object come from.
@@ -267,18 +284,19 @@ impl ChunkCache {
         state.objects.insert(object, info);
     }
 
-    /// Where the last reader of `object` stood.
-    fn last_position(&self, object: &ObjectId) -> Option<u64> {
+    /// Where the last reader of `object` stood, and how deep it read ahead.
+    fn last_pattern(&self, object: &ObjectId) -> Option<Pattern> {
         self.lock().positions.get(object).copied()
     }
 
-    /// Records that a reader of `object` stands at `position`.
-    fn note_position(&self, object: &Arc<ObjectId>, position: u64) {
+    /// Records where a reader of `object` stands and how deep it reads
+    /// ahead.
+    fn note_position(&self, object: &Arc<ObjectId>, pattern: Pattern) {
         let mut state = self.lock();
         if state.positions.len() >= MAX_OBJECTS && !state.positions.contains_key(object) {
             state.positions.clear();
         }
-        state.positions.insert(Arc::clone(object), position);
+        state.positions.insert(Arc::clone(object), pattern);
     }
 
     /// Holds a chunk a reader got outside the cache (the first GET of an
@@ -309,7 +327,7 @@ impl ChunkCache {
     /// Chunk `index` of the object `source` names: held, or fetched (once,
     /// however many readers ask). Blocks the calling thread, which must not
     /// be one of the store runtime's own.
-    fn chunk(self: &Arc<Self>, source: &ChunkSource, index: u64) -> Result<Bytes> {
+    fn chunk(self: &Arc<Self>, source: &ChunkSource, index: u64) -> Result<Fetched> {
         let key = ChunkKey {
             object: Arc::clone(&source.info.id),
             index,
@@ -318,7 +336,10 @@ impl ChunkCache {
             let mut state = self.lock();
             if let Some(bytes) = state.chunks.get(&key) {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(bytes);
+                return Ok(Fetched {
+                    bytes,
+                    waited: false,
+                });
             }
             self.counters.misses.fetch_add(1, Ordering::Relaxed);
             match state.loading.get(&key) {
@@ -330,7 +351,7 @@ impl ChunkCache {
                     let flight = Arc::new(Flight::default());
                     state.loading.insert(key.clone(), Arc::clone(&flight));
                     drop(state);
-                    self.spawn_fetch(source, key.clone(), Arc::clone(&flight), true);
+                    self.spawn_fetch(source, vec![(key.clone(), Arc::clone(&flight))], true);
                     flight
                 }
             }
@@ -339,73 +360,117 @@ impl ChunkCache {
             Ok(bytes) => {
                 // Joined read-ahead: the chunk is served now.
                 self.lock().chunks.get(&key);
-                Ok(bytes)
+                Ok(Fetched {
+                    bytes,
+                    waited: true,
+                })
             }
             Err(err) => Err(owned_error(&err)),
         }
     }
 
     /// Fetches chunks `indexes` of `source`'s object ahead of its reader:
-    /// those neither held nor in flight, while the cache-wide limit of GETs
+    /// those neither held nor in flight, consecutive ones up to
+    /// [`COALESCED_CHUNKS`] in one GET, while the cache-wide limit of GETs
     /// in flight allows.
     fn prefetch(self: &Arc<Self>, source: &ChunkSource, indexes: std::ops::RangeInclusive<u64>) {
+        let mut run: Vec<(ChunkKey, Arc<Flight>)> = Vec::new();
         for index in indexes {
             let key = ChunkKey {
                 object: Arc::clone(&source.info.id),
                 index,
             };
-            let flight = {
-                let mut state = self.lock();
-                if state.chunks.contains(&key) || state.loading.contains_key(&key) {
-                    continue;
-                }
+            let mut state = self.lock();
+            if state.chunks.contains(&key) || state.loading.contains_key(&key) {
+                drop(state);
+                self.start_run(source, &mut run);
+                continue;
+            }
+            if run.is_empty() {
                 let taken = self.prefetching.fetch_add(1, Ordering::AcqRel);
                 if taken >= self.config.prefetch_in_flight {
                     self.prefetching.fetch_sub(1, Ordering::AcqRel);
                     return;
                 }
-                let flight = Arc::new(Flight::default());
-                state.loading.insert(key.clone(), Arc::clone(&flight));
-                flight
-            };
-            self.spawn_fetch(source, key, flight, false);
+            }
+            let flight = Arc::new(Flight::default());
+            state.loading.insert(key.clone(), Arc::clone(&flight));
+            drop(state);
+            run.push((key, flight));
+            if run.len() >= COALESCED_CHUNKS {
+                self.start_run(source, &mut run);
+            }
+        }
+        self.start_run(source, &mut run);
+    }
+
+    /// Starts the read-ahead GET of `run` (emptying it), if it has chunks.
+    fn start_run(self: &Arc<Self>, source: &ChunkSource, run: &mut Vec<(ChunkKey, Arc<Flight>)>) {
+        if !run.is_empty() {
+            self.spawn_fetch(source, std::mem::take(run), false);
         }
     }
 
-    /// One ranged GET of chunk `key` on the runtime; its outcome goes to
-    /// `flight` and, when it succeeded, into the cache.
+    /// One ranged GET of the consecutive chunks of `run` on the runtime;
+    /// each chunk's outcome goes to its flight and, when the GET
+    /// succeeded, into the cache.
     fn spawn_fetch(
         self: &Arc<Self>,
         source: &ChunkSource,
-        key: ChunkKey,
-        flight: Arc<Flight>,
+        run: Vec<(ChunkKey, Arc<Flight>)>,
         for_reader: bool,
     ) {
+        let (Some((first, _)), Some((last, _))) = (run.first(), run.last()) else {
+            return;
+        };
         let cache = Arc::clone(self);
         let chunk = self.config.chunk_bytes;
-        let start = key.index * chunk;
-        let range = start..source.info.size.min(start + chunk);
+        let start = first.index * chunk;
+        let range = start..source.info.size.min((last.index + 1) * chunk);
         let store = Arc::clone(&source.store);
         let path = source.key.clone();
         let pin = source.info.pin.clone();
         source.runtime.handle().spawn(async move {
             let outcome = get_range(&*store, &path, &pin, range).await;
-            cache.complete(key, &flight, outcome, for_reader);
+            if !for_reader {
+                cache.prefetching.fetch_sub(1, Ordering::AcqRel);
+            }
+            cache.counters.gets.fetch_add(1, Ordering::Relaxed);
+            let outcome = outcome.map_err(Arc::new);
+            for (offset, (key, flight)) in (0u64..).zip(run) {
+                let piece = match &outcome {
+                    Ok(bytes) => {
+                        let from = usize::try_from(offset * chunk).unwrap_or(usize::MAX);
+                        let to = usize::try_from((offset + 1) * chunk)
+                            .unwrap_or(usize::MAX)
+                            .min(bytes.len());
+                        if from < to {
+                            Ok(bytes.slice(from..to))
+                        } else {
+                            Err(Arc::new(StoreError::Retryable {
+                                message: format!(
+                                    "a ranged read of {path} ended before chunk {}",
+                                    key.index
+                                ),
+                                source: None,
+                            }))
+                        }
+                    }
+                    Err(err) => Err(Arc::clone(err)),
+                };
+                cache.complete(key, &flight, piece, for_reader);
+            }
         });
     }
 
-    /// Records the outcome of the GET of `key`.
+    /// Records the outcome of the GET of chunk `key`.
     fn complete(
         &self,
         key: ChunkKey,
         flight: &Arc<Flight>,
-        outcome: Result<Bytes>,
+        outcome: flight::Outcome,
         for_reader: bool,
     ) {
-        if !for_reader {
-            self.prefetching.fetch_sub(1, Ordering::AcqRel);
-        }
-        self.counters.gets.fetch_add(1, Ordering::Relaxed);
         let outcome = {
             let mut state = self.lock();
             // A flight no longer registered was forgotten (its object was
@@ -439,7 +504,7 @@ impl ChunkCache {
                     // at the next fetch.
                     state.objects.retain(|_, info| info.id != key.object);
                     state.chunks.forget_object(&key.object);
-                    Err(Arc::new(err))
+                    Err(err)
                 }
             }
         };

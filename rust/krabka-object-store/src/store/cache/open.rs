@@ -62,9 +62,9 @@ pub async fn open_cached(
     }
     let end = end.map_or(info.size, |end| end.saturating_add(1).min(info.size));
     let chunk = cache.config().chunk_bytes;
-    let continues = cache
-        .last_position(&info.id)
-        .is_some_and(|last| last.abs_diff(start) <= chunk);
+    let continued = cache
+        .last_pattern(&info.id)
+        .filter(|last| last.position.abs_diff(start) <= chunk);
     let source = ChunkSource {
         runtime,
         store,
@@ -72,7 +72,7 @@ pub async fn open_cached(
         info,
     };
     Ok(Opened::Reader(Box::new(CachedReader::new(
-        cache, source, start, end, continues,
+        cache, source, start, end, continued,
     ))))
 }
 

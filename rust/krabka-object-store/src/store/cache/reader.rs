@@ -1,7 +1,7 @@
 //! The blocking reader of a ranged read through the cache.
 
 use {
-    super::{ChunkCache, ChunkSource},
+    super::{ChunkCache, ChunkSource, Pattern},
     crate::store::{
         error::{StoreError, StoreErrorClass},
         reader::io_error,
@@ -13,10 +13,14 @@ use {
     },
 };
 
-/// Chunks a stream reads before it counts as sequential on its own (a
-/// Kafka fetch reads about 1 MiB, so a random fetch never gets this far at
-/// the default chunk size).
-const SEQUENTIAL_AFTER_CHUNKS: u64 = 4;
+/// A stream that has read this many times the expected fetch
+/// ([`CacheConfig::expected_fetch_bytes`](super::CacheConfig::expected_fetch_bytes))
+/// counts as sequential on its own.
+const SEQUENTIAL_AFTER_FETCHES: u64 = 2;
+
+/// How much deeper than configured read-ahead grows for a reader that keeps
+/// catching up with it.
+const MAX_DEPTH_FACTOR: u64 = 4;
 
 /// A [`Read`] over `[start, end)` of one object version, chunk by chunk
 /// through the cache, fetching ahead once it reads sequentially.
@@ -30,6 +34,10 @@ pub struct CachedReader {
     sequential: bool,
     /// The last chunk read ahead up to (inclusive), when any.
     ahead_to: Option<u64>,
+    /// Chunks read ahead now: the configured depth, doubled each time the
+    /// reader had to wait for read-ahead, up to [`MAX_DEPTH_FACTOR`] times.
+    depth: u64,
+    loaded_any: bool,
     failed: Option<StoreErrorClass>,
 }
 
@@ -45,15 +53,18 @@ impl std::fmt::Debug for CachedReader {
 }
 
 impl CachedReader {
-    /// A reader of `[start, end)`; `continues` when it starts where the
-    /// previous reader of the object stopped.
+    /// A reader of `[start, end)`; `continued` is the pattern of the
+    /// previous reader of the object when this one starts where it stopped.
     pub(super) fn new(
         cache: Arc<ChunkCache>,
         source: ChunkSource,
         start: u64,
         end: u64,
-        continues: bool,
+        continued: Option<Pattern>,
     ) -> Self {
+        let configured = cache.config().prefetch_chunks as u64;
+        let depth = continued.map_or(configured, |pattern| pattern.depth.max(configured));
+        let continues = continued.is_some();
         Self {
             cache,
             source,
@@ -63,6 +74,8 @@ impl CachedReader {
             current: Bytes::new(),
             sequential: continues,
             ahead_to: None,
+            depth,
+            loaded_any: false,
             failed: None,
         }
     }
@@ -71,7 +84,24 @@ impl CachedReader {
     fn load(&mut self) -> Result<(), StoreError> {
         let chunk = self.cache.config().chunk_bytes;
         let index = self.position / chunk;
-        let bytes = self.cache.chunk(&self.source, index)?;
+        if !self.loaded_any {
+            self.loaded_any = true;
+            // The rest of what a fetch reads, requested together.
+            let expected = self.cache.config().expected_fetch_bytes;
+            let horizon = self.end.min(self.position.saturating_add(expected));
+            let last = horizon.saturating_sub(1) / chunk;
+            if last > index {
+                self.cache.prefetch(&self.source, index + 1..=last);
+                self.ahead_to = Some(last);
+            }
+        }
+        let fetched = self.cache.chunk(&self.source, index)?;
+        let bytes = fetched.bytes;
+        if fetched.waited && self.sequential {
+            let max = (self.cache.config().prefetch_chunks as u64 * MAX_DEPTH_FACTOR)
+                .min(self.cache.config().capacity_bytes / chunk / 4);
+            self.depth = (self.depth * 2).min(max).max(self.depth);
+        }
         let chunk_start = index * chunk;
         let from = usize::try_from(self.position - chunk_start).unwrap_or(usize::MAX);
         let to = usize::try_from(self.end.min(chunk_start + bytes.len() as u64) - chunk_start)
@@ -88,7 +118,10 @@ impl CachedReader {
             });
         }
         self.current = bytes.slice(from..to);
-        if !self.sequential && self.position - self.start >= SEQUENTIAL_AFTER_CHUNKS * chunk {
+        if !self.sequential
+            && self.position - self.start
+                >= SEQUENTIAL_AFTER_FETCHES * self.cache.config().expected_fetch_bytes
+        {
             self.sequential = true;
         }
         if self.sequential {
@@ -100,7 +133,7 @@ impl CachedReader {
     /// Fetches the chunks after `index` ahead, up to the configured depth
     /// and the end of the range.
     fn read_ahead(&mut self, index: u64) {
-        let depth = self.cache.config().prefetch_chunks as u64;
+        let depth = self.depth;
         if depth == 0 || self.end == 0 {
             return;
         }
@@ -109,7 +142,9 @@ impl CachedReader {
         let from = self
             .ahead_to
             .map_or(index + 1, |ahead| ahead.max(index) + 1);
-        if from <= to {
+        // Topped up in batches of at least half the depth, so read-ahead
+        // GETs stay large (see `COALESCED_CHUNKS`), unless the end is near.
+        if from <= to && (to - from + 1 >= depth.div_ceil(2) || to == last) {
             self.cache.prefetch(&self.source, from..=to);
             self.ahead_to = Some(to);
         }
@@ -143,16 +178,24 @@ impl Read for CachedReader {
             .copy_from_slice(&head);
         self.position += n as u64;
         if self.current.is_empty() {
-            self.cache
-                .note_position(&self.source.info.id, self.position);
+            self.note_position();
         }
         Ok(n)
     }
 }
 
+impl CachedReader {
+    fn note_position(&self) {
+        let pattern = Pattern {
+            position: self.position,
+            depth: self.depth,
+        };
+        self.cache.note_position(&self.source.info.id, pattern);
+    }
+}
+
 impl Drop for CachedReader {
     fn drop(&mut self) {
-        self.cache
-            .note_position(&self.source.info.id, self.position);
+        self.note_position();
     }
 }
