@@ -70,7 +70,7 @@ use {
 };
 
 /// Consecutive chunks read ahead in one GET at most.
-const COALESCED_CHUNKS: usize = 4;
+const COALESCED_CHUNKS: usize = 8;
 
 /// Objects whose version and size are remembered, and whose last read
 /// position is, at most; beyond, the memory is cleared and relearned.
