@@ -14,6 +14,7 @@
 #   KRABKA_BENCH_PART_MIB=64      segment size of each of those partitions
 #   KRABKA_BENCH_ROUNDS=5         rounds
 #   KRABKA_BENCH_LATENCY_MS=25    latency the proxy adds
+#   KRABKA_BENCH_ONLY='*'         a glob of the cases to run (e.g. 'stream-*')
 #
 # Not part of the test command: run it by hand. toxiproxy is installed with `go install` (Go module proxy).
 set -euo pipefail
@@ -112,6 +113,12 @@ cases=(
   "stream-1 stream $work/one.log 1000 1 cache"
   "stream-1-nocache stream $work/one.log 1000 1 nocache"
 )
+selected=()
+for c in "${cases[@]}"; do
+  # shellcheck disable=SC2053
+  [[ ${c%% *} == ${KRABKA_BENCH_ONLY:-*} ]] && selected+=("$c")
+done
+cases=("${selected[@]}")
 echo
 echo "segment: $mib MiB; concurrent: $partitions x $part_mib MiB; latency +$latency ms; $rounds rounds; $(nproc) cores"
 echo "load at start: $(uptime)"

@@ -14,7 +14,7 @@ pub const DEFAULT_CHUNK_BYTES: u64 = 512 * 1024;
 /// Chunks read ahead of a sequential reader by default (4 MiB at the
 /// default chunk size: enough GETs in flight to cover tens of milliseconds
 /// of latency at a few hundred MB/s).
-pub const DEFAULT_PREFETCH_CHUNKS: usize = 8;
+pub const DEFAULT_PREFETCH_CHUNKS: usize = 16;
 
 /// Read-ahead GETs in flight at once for the whole cache by default.
 pub const DEFAULT_PREFETCH_IN_FLIGHT: usize = 32;

@@ -20,7 +20,12 @@ const SEQUENTIAL_AFTER_FETCHES: u64 = 2;
 
 /// How much deeper than configured read-ahead grows for a reader that keeps
 /// catching up with it.
-const MAX_DEPTH_FACTOR: u64 = 4;
+const MAX_DEPTH_FACTOR: u64 = 8;
+
+/// Sequential readers whose read-ahead at its deepest fits in the cache at
+/// once: one reader reads ahead at most a sixteenth of the capacity (16 MiB
+/// of the default 256 MiB).
+const READERS_AT_FULL_DEPTH: u64 = 16;
 
 /// A [`Read`] over `[start, end)` of one object version, chunk by chunk
 /// through the cache, fetching ahead once it reads sequentially.
@@ -99,7 +104,7 @@ impl CachedReader {
         let bytes = fetched.bytes;
         if fetched.waited && self.sequential {
             let max = (self.cache.config().prefetch_chunks as u64 * MAX_DEPTH_FACTOR)
-                .min(self.cache.config().capacity_bytes / chunk / 4);
+                .min(self.cache.config().capacity_bytes / chunk / READERS_AT_FULL_DEPTH);
             self.depth = (self.depth * 2).min(max).max(self.depth);
         }
         let chunk_start = index * chunk;
