@@ -98,6 +98,7 @@ mod fs_publish;
 mod index_cache;
 mod inmemory;
 mod local;
+pub mod metrics;
 mod object_reads;
 mod object_tier;
 mod seed_entry_points;
@@ -162,5 +163,6 @@ pub use {
         verify_manifest_signature,
     },
     local::LocalTieredStorage,
+    metrics::{MeteredStorage, TierMetrics},
     object_tier::S3RemoteStorage,
 };
