@@ -105,11 +105,7 @@ pub fn markdown_table() -> String {
             .collect();
         let tag = match def.tag {
             Some((key, _)) => {
-                let values: Vec<&str> = same
-                    .iter()
-                    .filter_map(|d| d.tag.map(|(_, v)| v))
-                    .map(|v| v)
-                    .collect();
+                let values: Vec<&str> = same.iter().filter_map(|d| d.tag.map(|(_, v)| v)).collect();
                 format!("`{key}`: {}", values.join(", "))
             }
             None => String::new(),

@@ -20,6 +20,8 @@
 //! - [`diskless`]: WAL objects, WAL index keys and values, captures, sealing
 //!   and the projection reducer.
 //! - [`dump`]: the in-memory metadata manager's snapshots.
+//! - [`metrics`]: counters of what a tier does ([`MeteredStorage`] wraps any
+//!   tier and counts into [`TierMetrics`]), for the plugin's Kafka metrics.
 //! - The write-once archive: [`WormRemoteStorage`] (the tier; also reached
 //!   as [`S3RemoteStorage::with_worm`]), [`WormArchiver`] (its write path),
 //!   [`WormConfig`], the manifest format ([`SegmentManifest`],
