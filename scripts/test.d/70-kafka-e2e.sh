@@ -4,13 +4,13 @@
 # classpath. Scenarios (tests/e2e/*.sh):
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
-#   newest: filesystem tier + our RLMM; filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
+#   newest: filesystem tier + our RLMM (with the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
 #           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2
 #           and native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
 #           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
-#   oldest: filesystem + our RLMM; filesystem + TopicBased with a restart; two brokers with RF 2
+#   oldest: filesystem + our RLMM (metrics checked); filesystem + TopicBased with a restart; two brokers with RF 2
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
 # (scenarios that need our classes are skipped). KRABKA_E2E_ONLY=<glob> selects scenarios by name.
 set -euo pipefail
@@ -73,7 +73,7 @@ fi
 
 scenarios=()
 for kafka in newest oldest; do
-  [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka no")
+  [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka no yes")
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # One end-to-end scenario on a single-node KRaft cluster (combined broker + controller).
-#   tests/e2e/single-node.sh <name> <tier: filesystem|s3> <rlmm: topic-based|krabka> <restart: yes|no>
+#   tests/e2e/single-node.sh <name> <tier: filesystem|s3> <rlmm: topic-based|krabka> <restart: yes|no> [metrics: yes|no]
 # Environment: E2E_KAFKA, E2E_RSM, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh).
 # Produces three topics (plain, zstd-compressed, transactional with aborts), waits until their closed
 # segments are tiered and deleted locally, reads every record back from offset 0 and checks ListOffsets;
 # optionally restarts the broker and reads again; then deleteRecords and retention must remove remote
 # segments. Fails on any mismatch and on a stack frame of the plugin's classes in the broker log.
+# With metrics=yes (filesystem tier, our RSM) the broker runs Prometheus's JMX exporter agent with
+# examples/prometheus-jmx-exporter.yaml, and the plugin's metrics read over HTTP must match the tier:
+# segments and bytes copied, fetches after the read-back, deletes after retention (lib/metrics.py). On
+# Kafka 4.1+ the broker runs KrabkaMonitorableRemoteStorageManager, so they come through the broker's
+# own metrics (KIP-877); on 4.0 through the plugin's own JMX reporter.
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
-name="$1" tier="$2" rlmm="$3" restart="$4"
+name="$1" tier="$2" rlmm="$3" restart="$4" metrics="${5:-no}"
 
 e2e_setup_kafka
 e2e_select_plugin
@@ -25,10 +30,22 @@ case "$tier" in
 esac
 e2e_log "scenario $name: Kafka $KAFKA_VERSION, RSM $E2E_RSM on $tier, RLMM $rlmm, restart $restart"
 
+metrics_fragment=() plugin_class=-
+if [[ $metrics == yes ]]; then
+  [[ $tier == filesystem && $E2E_RSM == krabka ]] || { echo "metrics=yes needs our RSM on the filesystem tier" >&2; exit 2; }
+  metrics_port=$(free_port)
+  metrics_url="http://127.0.0.1:$metrics_port/metrics"
+  export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$E2E_ROOT/examples/prometheus-jmx-exporter.yaml"
+  if [[ $KAFKA_VERSION != 4.0.* ]]; then
+    metrics_fragment=("$E2E_ROOT/tests/e2e/config/rsm-krabka-monitorable.properties")
+    plugin_class=KrabkaMonitorableRemoteStorageManager
+  fi
+fi
+
 node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
-  "$(e2e_rsm_fragment "$tier")" \
+  "$(e2e_rsm_fragment "$tier")" ${metrics_fragment[@]+"${metrics_fragment[@]}"} \
   "$E2E_ROOT/tests/e2e/config/rlmm-$rlmm.properties" ${E2E_EXTRA_PROPERTIES:+"$E2E_EXTRA_PROPERTIES"}
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
@@ -38,6 +55,10 @@ e2e_log "broker up at $bootstrap (log: ${node#"$E2E_ROOT/"}/logs/server.log)"
 topics="e2e-plain:plain,e2e-zstd:zstd,e2e-txn:txn"
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics "$topics" \
   --tier "$tier_spec" "${s3[@]}"
+if [[ $metrics == yes ]]; then
+  python3 "$E2E_ROOT/tests/e2e/lib/metrics.py" copies "$metrics_url" "$E2E_TIER_DIR" "$plugin_class"
+  segments_before=$(find "$E2E_TIER_DIR" -name '*.log' | wc -l)
+fi
 
 if [[ $restart == yes ]]; then
   e2e_log "restarting the broker"
@@ -47,6 +68,9 @@ if [[ $restart == yes ]]; then
 fi
 
 e2e_client delete-records,retention --bootstrap "$bootstrap" --topics e2e-plain:plain --tier "$tier_spec" "${s3[@]}"
+if [[ $metrics == yes ]]; then
+  python3 "$E2E_ROOT/tests/e2e/lib/metrics.py" deletes "$metrics_url" "$segments_before" "$E2E_TIER_DIR"
+fi
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"
 node_stop "$node"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"

@@ -4,16 +4,21 @@ use {
     crate::{config::BackendConfig, copy::Copier, error::BridgeError},
     krabka_remote_storage::{
         CancellationToken, CustomMetadata, DeleteOutcome, InmemoryRemoteLogMetadataManager,
-        LocalTieredStorage, LogSegmentData, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
-        RemoteStorageManager, Result, S3RemoteStorage, WormRemoteStorage,
+        LocalTieredStorage, LogSegmentData, MeteredStorage, RemoteLogMetadataManager,
+        RemoteLogSegmentMetadata, RemoteStorageManager, Result, S3RemoteStorage, TierMetrics,
+        WormRemoteStorage,
     },
     std::sync::Arc,
 };
 
 /// The tier behind one `KrabkaRemoteStorageManager`: any of the Rust tiers.
 /// Which one decides every storage rule (what a delete means on an archive,
-/// how a copy is cancelled); this crate only carries their answers.
-pub struct Storage(Box<dyn RemoteStorageManager>);
+/// how a copy is cancelled); this crate only carries their answers. Every
+/// operation is counted into the storage's [`TierMetrics`].
+pub struct Storage {
+    tier: Box<dyn RemoteStorageManager>,
+    metrics: Arc<TierMetrics>,
+}
 
 impl std::fmt::Debug for Storage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -22,16 +27,27 @@ impl std::fmt::Debug for Storage {
 }
 
 impl Storage {
-    /// A storage over `tier`.
+    /// A storage over `tier`, with fresh metrics.
     #[must_use]
     pub fn new(tier: impl RemoteStorageManager + 'static) -> Self {
-        Self(Box::new(tier))
+        let metered = MeteredStorage::new(tier);
+        let metrics = Arc::clone(metered.metrics());
+        Self {
+            tier: Box::new(metered),
+            metrics,
+        }
     }
 
-    /// The tier as Kafka's storage manager SPI.
+    /// The tier as Kafka's storage manager SPI (counted).
     #[must_use]
     pub fn manager(&self) -> &dyn RemoteStorageManager {
-        self.0.as_ref()
+        self.tier.as_ref()
+    }
+
+    /// What the tier did since it was opened.
+    #[must_use]
+    pub fn metrics(&self) -> &TierMetrics {
+        &self.metrics
     }
 
     /// Deletes a segment for Kafka, as the code `NativeBridge.delete`

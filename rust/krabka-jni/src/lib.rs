@@ -39,6 +39,7 @@ mod exports;
 pub mod handles;
 pub mod jbytes;
 pub mod logging;
+pub mod metrics;
 pub mod state;
 pub mod stream;
 #[cfg(test)]

@@ -20,6 +20,8 @@
 //! - [`diskless`]: WAL objects, WAL index keys and values, captures, sealing
 //!   and the projection reducer.
 //! - [`dump`]: the in-memory metadata manager's snapshots.
+//! - [`metrics`]: counters of what a tier does ([`MeteredStorage`] wraps any
+//!   tier and counts into [`TierMetrics`]), for the plugin's Kafka metrics.
 //! - The write-once archive: [`WormRemoteStorage`] (the tier; also reached
 //!   as [`S3RemoteStorage::with_worm`]), [`WormArchiver`] (its write path),
 //!   [`WormConfig`], the manifest format ([`SegmentManifest`],
@@ -98,6 +100,7 @@ mod fs_publish;
 mod index_cache;
 mod inmemory;
 mod local;
+pub mod metrics;
 mod object_reads;
 mod object_tier;
 mod seed_entry_points;
@@ -162,5 +165,6 @@ pub use {
         verify_manifest_signature,
     },
     local::LocalTieredStorage,
+    metrics::{MeteredStorage, TierMetrics},
     object_tier::S3RemoteStorage,
 };

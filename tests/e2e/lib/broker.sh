@@ -13,6 +13,7 @@
 #   E2E_PLUGIN_CP     classpath entries for the tiered-storage plugin (our jar, or Kafka's test jar)
 #   E2E_WORK          scratch directory of this run
 #   E2E_JVM_OPTS      optional JVM options for the broker processes
+#   E2E_JVM_EXTRA     more JVM options for the broker processes, after those (e.g. a -javaagent)
 # Placeholders @NAME@ in property fragments are replaced with the value of the variable E2E_NAME.
 
 E2E_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -119,7 +120,7 @@ node_launch() {
   [[ -f "$dir/logs/server.log" ]] && before=$(grep -c 'Kafka Server started' "$dir/logs/server.log" || true)
   echo "$before" >"$dir/started.before"
   # shellcheck disable=SC2086
-  java ${E2E_JVM_OPTS:--Xms256m -Xmx768m -XX:+UseG1GC -XX:TieredStopAtLevel=1} \
+  java ${E2E_JVM_OPTS:--Xms256m -Xmx768m -XX:+UseG1GC -XX:TieredStopAtLevel=1} ${E2E_JVM_EXTRA:-} \
     -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2.properties" -Dkafka.logs.dir="$dir/logs" \
     -cp "$(kafka_cp)" kafka.Kafka "$dir/server.properties" >>"$dir/logs/stdout.log" 2>&1 &
   echo $! >"$dir/pid"

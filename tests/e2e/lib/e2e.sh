@@ -47,6 +47,20 @@ e2e_select_plugin() {
   E2E_RSM=$rsm
 }
 
+# The Prometheus JMX exporter java agent (Maven Central), fetched once into build/prometheus/; prints its path.
+E2E_PROMETHEUS_AGENT_VERSION=1.0.1
+e2e_prometheus_agent() {
+  local dir="$E2E_ROOT/build/prometheus"
+  local jar="$dir/jmx_prometheus_javaagent-$E2E_PROMETHEUS_AGENT_VERSION.jar"
+  if [[ ! -f $jar ]]; then
+    mkdir -p "$dir"
+    mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+      -Dartifact="io.prometheus.jmx:jmx_prometheus_javaagent:$E2E_PROMETHEUS_AGENT_VERSION" \
+      -DoutputDirectory="$dir" >"$dir/mvn.log" 2>&1 || { tail -n 20 "$dir/mvn.log" >&2; return 1; }
+  fi
+  echo "$jar"
+}
+
 # The RSM properties fragment for a tier (filesystem | s3).
 e2e_rsm_fragment() {
   local tier="$1"

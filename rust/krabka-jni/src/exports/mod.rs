@@ -13,6 +13,7 @@
 
 mod diagnostics;
 mod logs;
+mod metrics;
 mod rlmm;
 mod rsm;
 mod stream;

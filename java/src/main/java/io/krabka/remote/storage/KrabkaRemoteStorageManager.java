@@ -42,8 +42,13 @@ import org.slf4j.LoggerFactory;
  * {@value RetainedSegmentLog#PREFIX}) and returns normally, so Kafka records the segment as
  * deleted, stops referencing it and retention advances; the objects stay in the bucket until its
  * retention expires.
+ *
+ * <p>Its metrics (docs/metrics.md) are published through a JMX reporter of its own, under the
+ * domain {@value PluginMetricsSet#JMX_DOMAIN}, on every Kafka 4.x. On Kafka 4.1+ configure
+ * {@link KrabkaMonitorableRemoteStorageManager} instead to have them in the broker's own metrics
+ * (KIP-877); it is this class plus {@code Monitorable}, which Kafka 4.0 lacks.
  */
-public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
+public class KrabkaRemoteStorageManager implements RemoteStorageManager {
     /** How often a waiting copy checks its thread's interrupt flag. */
     static final long CANCEL_POLL_MS = 50;
 
@@ -57,6 +62,8 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
     private final RetainedSegmentLog retained;
 
     private volatile NativeResource storage;
+
+    private final PluginMetricsSet metrics = new PluginMetricsSet(this::handle);
 
     /** Called by the broker; {@link #configure} must follow. */
     public KrabkaRemoteStorageManager() {
@@ -83,6 +90,7 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
             if (previous != null) {
                 previous.close();
             }
+            metrics.publishOwn();
             LOG.info("Configured krabka remote storage manager with backend {}{}",
                     config.getString(ConfigKeys.BACKEND_CONFIG),
                     config.wormEnabled() ? ", write-once archive mode on (key id "
@@ -204,10 +212,16 @@ public final class KrabkaRemoteStorageManager implements RemoteStorageManager {
 
     @Override
     public void close() {
+        metrics.close();
         NativeResource current = storage;
         if (current != null) {
             current.close();
         }
+    }
+
+    /** The metrics of this storage manager, for the Kafka 4.1+ subclass. */
+    final PluginMetricsSet metrics() {
+        return metrics;
     }
 
     private long handle() {

@@ -108,6 +108,15 @@ final class NativeBridge {
 
     // Native logs (NativeLogs).
 
+    /**
+     * The plugin's metrics, one per line: tab-separated name, tag key, tag value (both empty
+     * without a tag), kind ({@code counter} or {@code gauge}) and description.
+     */
+    static native String metricsCatalog() throws RemoteStorageException;
+
+    /** Every metric's value for storage manager {@code rsm}, in catalog order. */
+    static native double[] metricsSnapshot(long rsm) throws RemoteStorageException;
+
     /** Installs the native log bridge (once per process; later calls do nothing). */
     static native void logStart() throws RemoteStorageException;
 

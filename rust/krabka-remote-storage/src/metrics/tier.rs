@@ -1,0 +1,274 @@
+//! The metrics of one tier and their catalog.
+
+use {
+    super::stat::{FailureClass, Failures, TimeStat},
+    std::sync::atomic::{AtomicI64, AtomicU64, Ordering},
+};
+
+/// How a metric's value behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    /// Only grows (a count or a byte total since the tier was opened).
+    Counter,
+    /// Goes up and down (operations in flight, open streams), or a mean or
+    /// a maximum.
+    Gauge,
+}
+
+impl MetricKind {
+    /// `counter` or `gauge`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Counter => "counter",
+            Self::Gauge => "gauge",
+        }
+    }
+}
+
+/// One metric of the catalog: its name, its tag if it has one, its kind
+/// and its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricDef {
+    /// Kafka-style name (`copy-bytes-total`).
+    pub name: &'static str,
+    /// A tag `(key, value)` that tells series of one name apart
+    /// (`("error-class", "not-found")`).
+    pub tag: Option<(&'static str, &'static str)>,
+    /// Counter or gauge.
+    pub kind: MetricKind,
+    /// What the value means, for the docs and the metric's description.
+    pub description: &'static str,
+}
+
+/// What one tier did since it was opened: copies, fetches, index fetches
+/// and deletes. Updated by [`MeteredStorage`](super::MeteredStorage),
+/// read by [`TierMetrics::snapshot`].
+#[derive(Debug, Default)]
+pub struct TierMetrics {
+    pub(super) copies: TimeStat,
+    pub(super) copy_bytes: AtomicU64,
+    pub(super) copies_in_flight: AtomicI64,
+    pub(super) copy_failures: Failures,
+    pub(super) fetches: AtomicU64,
+    pub(super) fetch_bytes_requested: AtomicU64,
+    pub(super) fetch_bytes_served: AtomicU64,
+    pub(super) fetch_first_byte: TimeStat,
+    pub(super) fetch_open_streams: AtomicI64,
+    pub(super) fetch_failures: Failures,
+    pub(super) index_fetches: TimeStat,
+    pub(super) index_fetch_bytes: AtomicU64,
+    pub(super) index_fetch_failures: Failures,
+    pub(super) deletes: AtomicU64,
+    pub(super) deletes_retained: AtomicU64,
+    pub(super) delete_failures: Failures,
+}
+
+fn counter(name: &'static str, description: &'static str) -> MetricDef {
+    MetricDef {
+        name,
+        tag: None,
+        kind: MetricKind::Counter,
+        description,
+    }
+}
+
+fn gauge(name: &'static str, description: &'static str) -> MetricDef {
+    MetricDef {
+        name,
+        tag: None,
+        kind: MetricKind::Gauge,
+        description,
+    }
+}
+
+fn load(value: &AtomicU64) -> f64 {
+    value.load(Ordering::Relaxed) as f64
+}
+
+fn load_signed(value: &AtomicI64) -> f64 {
+    value.load(Ordering::Relaxed) as f64
+}
+
+impl TierMetrics {
+    /// New metrics, all zero.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every metric with its current value, always in the order of
+    /// [`TierMetrics::catalog`].
+    #[must_use]
+    pub fn snapshot(&self) -> Vec<(MetricDef, f64)> {
+        let mut out = vec![
+            (
+                counter(
+                    "copy-total",
+                    "Segments copied to the tier (successful copies).",
+                ),
+                self.copies.count() as f64,
+            ),
+            (
+                counter(
+                    "copy-bytes-total",
+                    "Bytes of the `.log` files of the segments copied (indexes not included).",
+                ),
+                load(&self.copy_bytes),
+            ),
+            (
+                gauge(
+                    "copy-time-avg",
+                    "Mean duration of a successful copy, in milliseconds, since the plugin started.",
+                ),
+                self.copies.avg_ms(),
+            ),
+            (
+                gauge(
+                    "copy-time-max",
+                    "Longest successful copy, in milliseconds, since the plugin started.",
+                ),
+                self.copies.max_ms(),
+            ),
+            (
+                gauge("copy-in-flight", "Copies running now."),
+                load_signed(&self.copies_in_flight),
+            ),
+        ];
+        push_failures(
+            &mut out,
+            "copy-failures-total",
+            "Copies that failed, by class of error.",
+            &self.copy_failures,
+        );
+        out.extend([
+            (
+                counter("fetch-total", "Segment fetches opened (the broker's remote reads)."),
+                load(&self.fetches),
+            ),
+            (
+                counter(
+                    "fetch-bytes-requested-total",
+                    "Bytes the opened fetches asked for (to the requested end, or to the end of the segment).",
+                ),
+                load(&self.fetch_bytes_requested),
+            ),
+            (
+                counter(
+                    "fetch-bytes-served-total",
+                    "Bytes of segment data the fetch streams returned to the broker.",
+                ),
+                load(&self.fetch_bytes_served),
+            ),
+            (
+                gauge(
+                    "fetch-first-byte-time-avg",
+                    "Mean time from opening a fetch to its first bytes (or its end), in milliseconds.",
+                ),
+                self.fetch_first_byte.avg_ms(),
+            ),
+            (
+                gauge(
+                    "fetch-first-byte-time-max",
+                    "Longest time from opening a fetch to its first bytes, in milliseconds.",
+                ),
+                self.fetch_first_byte.max_ms(),
+            ),
+            (
+                gauge("fetch-open-streams", "Fetch streams open now (not yet closed by the broker)."),
+                load_signed(&self.fetch_open_streams),
+            ),
+        ]);
+        push_failures(
+            &mut out,
+            "fetch-failures-total",
+            "Fetches that failed to open, or whose stream failed (class `other`), by class of error.",
+            &self.fetch_failures,
+        );
+        out.extend([
+            (
+                counter(
+                    "index-fetch-total",
+                    "Indexes fetched (offset, time, transaction, producer snapshot, leader epoch).",
+                ),
+                self.index_fetches.count() as f64,
+            ),
+            (
+                counter("index-fetch-bytes-total", "Bytes of the indexes fetched."),
+                load(&self.index_fetch_bytes),
+            ),
+            (
+                gauge(
+                    "index-fetch-time-avg",
+                    "Mean duration of a successful index fetch, in milliseconds.",
+                ),
+                self.index_fetches.avg_ms(),
+            ),
+            (
+                gauge(
+                    "index-fetch-time-max",
+                    "Longest successful index fetch, in milliseconds.",
+                ),
+                self.index_fetches.max_ms(),
+            ),
+        ]);
+        push_failures(
+            &mut out,
+            "index-fetch-failures-total",
+            "Index fetches that failed, by class of error (a missing optional index is `not-found`).",
+            &self.index_fetch_failures,
+        );
+        out.extend([
+            (
+                counter(
+                    "delete-total",
+                    "Segment deletes that succeeded, including those a write-once archive retained.",
+                ),
+                load(&self.deletes),
+            ),
+            (
+                counter(
+                    "delete-retained-total",
+                    "Deletes a write-once archive answered by keeping the segment (its bytes stay).",
+                ),
+                load(&self.deletes_retained),
+            ),
+        ]);
+        push_failures(
+            &mut out,
+            "delete-failures-total",
+            "Deletes that failed, by class of error.",
+            &self.delete_failures,
+        );
+        out
+    }
+
+    /// Every metric a snapshot holds, in snapshot order.
+    #[must_use]
+    pub fn catalog() -> Vec<MetricDef> {
+        Self::new()
+            .snapshot()
+            .into_iter()
+            .map(|(def, _)| def)
+            .collect()
+    }
+}
+
+fn push_failures(
+    out: &mut Vec<(MetricDef, f64)>,
+    name: &'static str,
+    description: &'static str,
+    failures: &Failures,
+) {
+    out.extend(FailureClass::ALL.into_iter().map(|class| {
+        (
+            MetricDef {
+                name,
+                tag: Some(("error-class", class.label())),
+                kind: MetricKind::Counter,
+                description,
+            },
+            failures.get(class) as f64,
+        )
+    }));
+}
