@@ -105,13 +105,18 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
             allow_plain_on_archive,
         } => {
             let tier = S3RemoteStorage::from_config(&store)?;
-            match worm {
+            let read_cache = tier.store_handle().read_cache().cloned();
+            let storage = match worm {
                 Some(worm) => Storage::new(tier.with_worm(worm).map_err(BridgeError::WormStartup)?),
                 None if !allow_plain_on_archive && holds_archive(&tier) => {
                     return Err(BridgeError::PlainOnArchive);
                 }
                 None => Storage::new(tier),
+            };
+            if let Some(cache) = read_cache {
+                storage.metrics().attach_read_cache(cache);
             }
+            storage
         }
     }))
 }

@@ -146,3 +146,47 @@ fn the_catalog_names_every_series_once_in_snapshot_order() {
     series.dedup();
     assert_eq!(series.len(), catalog.len(), "a series appears twice");
 }
+
+#[test]
+fn the_read_cache_is_reported_once_attached() {
+    use {
+        krabka_object_store::store::{StoreHandle, cache::CacheConfig},
+        krabka_remote_storage::S3RemoteStorage,
+        object_store::memory::InMemory,
+        std::sync::Arc,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let handle = StoreHandle::new(Arc::new(InMemory::new()), None)
+        .unwrap()
+        .with_read_cache(Some(CacheConfig::default()))
+        .unwrap();
+    let cache = Arc::clone(handle.read_cache().unwrap());
+    let storage = MeteredStorage::new(S3RemoteStorage::on(handle));
+    let metrics = storage.metrics().clone();
+    assert_eq!(value(&metrics, "read-cache-gets-total", None), 0.0);
+    metrics.attach_read_cache(cache);
+
+    let partition = new_partition("orders", 0);
+    let spec = SegmentSpec {
+        log_len: 10_000,
+        ..SegmentSpec::seeded(3)
+    };
+    let segment = write_segment(&dir.path().join("local"), &spec);
+    let meta = segment_metadata(&partition, 0, segment.log.len());
+    ok(storage.copy_log_segment_data(&meta, &segment.data), "copy");
+    for _ in 0..2 {
+        let read = read_all(ok(storage.fetch_log_segment(&meta, 0, None), "fetch"));
+        assert_eq!(read, segment.log);
+    }
+    // The first fetch missed and fetched the log; the second one hit.
+    assert!(value(&metrics, "read-cache-misses-total", None) >= 1.0);
+    assert!(value(&metrics, "read-cache-hits-total", None) >= 1.0);
+    assert_eq!(
+        value(&metrics, "read-cache-bytes-fetched-total", None),
+        segment.log.len() as f64
+    );
+    assert_eq!(
+        value(&metrics, "read-cache-bytes-held", None),
+        segment.log.len() as f64
+    );
+}

@@ -2,7 +2,11 @@
 
 use {
     super::stat::{FailureClass, Failures, TimeStat},
-    std::sync::atomic::{AtomicI64, AtomicU64, Ordering},
+    krabka_object_store::store::cache::{CacheStats, ChunkCache},
+    std::sync::{
+        Arc, OnceLock,
+        atomic::{AtomicI64, AtomicU64, Ordering},
+    },
 };
 
 /// How a metric's value behaves.
@@ -62,6 +66,7 @@ pub struct TierMetrics {
     pub(super) deletes: AtomicU64,
     pub(super) deletes_retained: AtomicU64,
     pub(super) delete_failures: Failures,
+    read_cache: OnceLock<Arc<ChunkCache>>,
 }
 
 fn counter(name: &'static str, description: &'static str) -> MetricDef {
@@ -95,6 +100,12 @@ impl TierMetrics {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Reports the read cache the tier reads through (`read-cache-*`); once,
+    /// later calls are ignored. Without one those metrics stay 0.
+    pub fn attach_read_cache(&self, cache: Arc<ChunkCache>) {
+        let _ = self.read_cache.set(cache);
     }
 
     /// Every metric with its current value, always in the order of
@@ -240,6 +251,65 @@ impl TierMetrics {
             "Deletes that failed, by class of error.",
             &self.delete_failures,
         );
+        let cache = self
+            .read_cache
+            .get()
+            .map_or_else(CacheStats::default, |cache| cache.stats());
+        out.extend([
+            (
+                counter(
+                    "read-cache-hits-total",
+                    "Chunks a fetch found in the read cache (S3 and GCS; 0 on the filesystem tier).",
+                ),
+                cache.hits as f64,
+            ),
+            (
+                counter(
+                    "read-cache-misses-total",
+                    "Chunks a fetch waited for a GET of (its own, or one already in flight).",
+                ),
+                cache.misses as f64,
+            ),
+            (
+                counter(
+                    "read-cache-evictions-total",
+                    "Chunks evicted from the read cache to stay within its size.",
+                ),
+                cache.evictions as f64,
+            ),
+            (
+                gauge("read-cache-bytes-held", "Bytes the read cache holds now (native memory)."),
+                cache.bytes_held as f64,
+            ),
+            (
+                counter(
+                    "read-cache-gets-total",
+                    "Ranged GETs the read cache made, read-ahead included.",
+                ),
+                cache.gets as f64,
+            ),
+            (
+                counter(
+                    "read-cache-bytes-fetched-total",
+                    "Bytes those GETs returned.",
+                ),
+                cache.bytes_fetched as f64,
+            ),
+            (
+                counter(
+                    "read-cache-prefetched-bytes-total",
+                    "Bytes fetched ahead of a reader (sequential reads).",
+                ),
+                cache.prefetched_bytes as f64,
+            ),
+            (
+                counter(
+                    "read-cache-prefetch-unread-bytes-total",
+                    "Bytes fetched ahead and evicted before any fetch read them (wasted read-ahead).",
+                ),
+                cache.prefetch_unread_bytes as f64,
+            ),
+        ]);
         out
     }
 
