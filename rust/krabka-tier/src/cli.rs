@@ -416,7 +416,7 @@ async fn export(
 
 fn report(partition: &PartitionListing, summary: &ExportSummary) {
     eprintln!(
-        "krabka-tier: {}-{}: {} record(s) from {} segment cop{}; left out: {} aborted and {} control batch(es), {} overlapping batch(es)",
+        "krabka-tier: {}-{}: {} record(s) from {} segment cop{}; left out: {} aborted and {} control batch(es), {} overlapping batch(es), {} batch(es) off the leader-epoch lineage",
         partition.topic,
         partition.partition,
         summary.records,
@@ -424,8 +424,23 @@ fn report(partition: &PartitionListing, summary: &ExportSummary) {
         if summary.segments == 1 { "y" } else { "ies" },
         summary.aborted_batches,
         summary.control_batches,
-        summary.overlapping_batches
+        summary.overlapping_batches,
+        summary.divergent_batches
     );
+    if summary.lineage.len() > 1 || summary.divergent_batches > 0 {
+        let lineage: Vec<String> = summary
+            .lineage
+            .iter()
+            .map(|(epoch, start)| format!("epoch {epoch} from {start}"))
+            .collect();
+        eprintln!(
+            "krabka-tier:   leader-epoch lineage: {}",
+            lineage.join(", ")
+        );
+    }
+    for notice in &summary.notices {
+        eprintln!("krabka-tier:   notice: {notice}");
+    }
     for (first, last) in &summary.gaps {
         eprintln!("krabka-tier:   gap: no segment holds offsets {first}..={last}");
     }

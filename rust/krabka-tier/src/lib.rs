@@ -11,13 +11,15 @@
 #![forbid(unsafe_code)]
 
 mod batches;
+mod epochs;
 mod error;
 mod export;
 mod listing;
 mod record_json;
 
 pub use {
-    batches::BatchStream,
+    batches::{BatchStream, RawBatch, StreamProblem},
+    epochs::{CheckpointError, EpochLineage, parse_leader_epoch_checkpoint},
     error::TierError,
     export::{
         ExportProblem, ExportRange, ExportSummary, ExportedRecord, export_partition,
