@@ -5,7 +5,7 @@ use {
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, build_object_store},
     krabka_tier::{
         ExportRange, ExportSummary, PartitionListing, SegmentListing, TierError, ValueEncoding,
-        export_partition_observed, list_tier, record_json,
+        export_log_file, export_partition_observed, list_tier, record_json,
     },
     krabka_worm::{
         Severity, TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, verify_archive,
@@ -50,7 +50,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Records of a topic (or one partition) as JSON lines on stdout.
+    /// Records of a topic (or one partition) as JSON lines on stdout, or
+    /// as Kafka record-batch files (`--format raw --output-dir DIR`).
+    ///
+    /// To produce them into a topic of a Kafka cluster, use `replay` of the
+    /// Java tool `krabka-tier-replay.jar` (Kafka's own producer, every
+    /// client security option): see docs/tier.md.
     Export {
         #[command(flatten)]
         source: Source,
@@ -82,6 +87,14 @@ enum Command {
         /// A progress line on stderr after each segment copy (for long runs).
         #[arg(long)]
         progress: bool,
+        /// `json`: one JSON object per record on stdout. `raw`: the original
+        /// record batches, one Kafka `.log` file per partition under
+        /// `--output-dir` (`<topic>-<partition>/<first offset>.log`).
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+        /// Where `--format raw` writes its files.
+        #[arg(long, required_if_eq("format", "raw"))]
+        output_dir: Option<PathBuf>,
         /// The tier is a write-once archive: authenticate each partition
         /// first (the archive verifier's deep checks against the keys given)
         /// and refuse to export one that fails them.
@@ -95,6 +108,15 @@ enum Command {
         #[arg(long = "public-key")]
         public_keys: Vec<String>,
     },
+}
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// JSON lines on stdout.
+    Json,
+    /// Kafka record-batch (`.log`) files.
+    Raw,
 }
 
 /// Where the tier is.
@@ -212,6 +234,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                 uncommitted,
                 utf8,
                 progress,
+                format,
+                output_dir,
                 verify,
                 key_ids,
                 public_keys,
@@ -244,9 +268,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                     .iter()
                     .filter(|p| p.topic == topic && partition.is_none_or(|n| p.partition == n))
                     .collect();
+                let output = match (format, output_dir) {
+                    (Format::Raw, Some(dir)) => Output::Raw(dir),
+                    _ => Output::Json(encoding),
+                };
                 let request = Export {
                     range,
-                    encoding,
+                    output,
                     trusted,
                     prefix,
                     progress,
@@ -298,12 +326,20 @@ fn print_listing(listing: &[PartitionListing], json: bool) -> u8 {
 /// What `export` was asked for.
 struct Export {
     range: ExportRange,
-    encoding: ValueEncoding,
+    output: Output,
     /// With `--verify`: the keys partitions are authenticated against.
     trusted: Option<TrustedManifestKeys>,
     prefix: Option<String>,
     /// `--progress`.
     progress: bool,
+}
+
+/// Where `export` writes.
+enum Output {
+    /// JSON lines on stdout, values encoded so.
+    Json(ValueEncoding),
+    /// Batch files under this directory.
+    Raw(PathBuf),
 }
 
 /// The trusted key set of `--key-id`/`--public-key` pairs.
@@ -376,11 +412,6 @@ async fn export(
                 Err(code) => return code,
             }
         }
-        let mut sink = |record: &krabka_tier::ExportedRecord<'_>| {
-            serde_json::to_writer(&mut out, &record_json(record, request.encoding))
-                .map_err(std::io::Error::other)?;
-            out.write_all(b"\n")
-        };
         let copies = partition.segments.len();
         let mut read = 0usize;
         let mut bytes = 0u64;
@@ -394,9 +425,33 @@ async fn export(
                 );
             }
         };
-        let exported =
-            export_partition_observed(&*store, partition, &request.range, &mut sink, &mut progress)
-                .await;
+        let exported = match &request.output {
+            Output::Json(encoding) => {
+                let mut sink = |record: &krabka_tier::ExportedRecord<'_>| {
+                    serde_json::to_writer(&mut out, &record_json(record, *encoding))
+                        .map_err(std::io::Error::other)?;
+                    out.write_all(b"\n")
+                };
+                export_partition_observed(
+                    &*store,
+                    partition,
+                    &request.range,
+                    &mut sink,
+                    &mut progress,
+                )
+                .await
+            }
+            Output::Raw(dir) => {
+                export_log_file(&*store, partition, &request.range, dir, &mut progress)
+                    .await
+                    .map(|(summary, file)| {
+                        if let Some(file) = file {
+                            eprintln!("krabka-tier: wrote {}", file.display());
+                        }
+                        summary
+                    })
+            }
+        };
         let summary = match exported {
             Ok(summary) => summary,
             Err(err) => return fail(&err),

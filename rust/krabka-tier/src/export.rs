@@ -79,7 +79,8 @@ pub struct ExportProblem {
 /// What an export did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ExportSummary {
-    /// Records written.
+    /// Records written (with [`export_partition_batches`]: the records of
+    /// the batches written).
     pub records: u64,
     /// Segment copies read.
     pub segments: u64,
@@ -135,6 +136,68 @@ pub async fn export_partition(
     export_partition_observed(store, partition, range, sink, &mut |_, _| {}).await
 }
 
+/// Where an export writes.
+pub enum ExportSink<'s> {
+    /// Record by record.
+    Records(&'s mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>),
+    /// Whole record batches, their original bytes.
+    Batches(&'s mut dyn FnMut(&ExportedBatch<'_>) -> std::io::Result<()>),
+}
+
+impl std::fmt::Debug for ExportSink<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Records(_) => "ExportSink::Records",
+            Self::Batches(_) => "ExportSink::Batches",
+        })
+    }
+}
+
+/// One exported record batch: the bytes Kafka wrote, unchanged (a `.log`
+/// is such batches one after the other).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedBatch<'a> {
+    /// Topic name.
+    pub topic: &'a str,
+    /// Partition number.
+    pub partition: i32,
+    /// The batch's base offset.
+    pub base_offset: LogOffset,
+    /// The batch's last offset.
+    pub last_offset: LogOffset,
+    /// The number of records in it.
+    pub records: u32,
+    /// The batch, from its base offset field to its last byte.
+    pub bytes: &'a [u8],
+}
+
+/// Exports the record batches of `partition` that hold a record selected by
+/// `range`, whole and byte for byte, in offset order, to `sink`: the same
+/// choice of batches as [`export_partition`] (lineage, overlaps, committed
+/// only unless `range.uncommitted`, control batches never), without
+/// decoding records unless a bound cuts through a batch. A transaction
+/// commits or aborts its batches whole, so a written batch holds only
+/// committed records.
+///
+/// # Errors
+/// Those of [`export_partition`].
+pub async fn export_partition_batches(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    range: &ExportRange,
+    sink: &mut dyn FnMut(&ExportedBatch<'_>) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
+) -> Result<ExportSummary, TierError> {
+    export_to(
+        store,
+        partition,
+        range,
+        &mut ExportSink::Batches(sink),
+        progress,
+    )
+    .await
+}
+
 /// [`export_partition`], calling `progress` after each segment copy read
 /// with the copy and the summary so far (for progress lines of long runs).
 ///
@@ -145,6 +208,23 @@ pub async fn export_partition_observed(
     partition: &PartitionListing,
     range: &ExportRange,
     sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
+) -> Result<ExportSummary, TierError> {
+    export_to(
+        store,
+        partition,
+        range,
+        &mut ExportSink::Records(sink),
+        progress,
+    )
+    .await
+}
+
+async fn export_to(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    range: &ExportRange,
+    sink: &mut ExportSink<'_>,
     progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
 ) -> Result<ExportSummary, TierError> {
     let mut summary = ExportSummary::default();
@@ -329,7 +409,7 @@ impl Export<'_> {
         &mut self,
         store: &dyn ObjectStore,
         segment: &SegmentListing,
-        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+        sink: &mut ExportSink<'_>,
     ) -> Result<Flow, TierError> {
         let Some(key) = segment.log_key.as_deref() else {
             self.problem(
@@ -370,7 +450,7 @@ impl Export<'_> {
         &mut self,
         store: &dyn ObjectStore,
         key: &str,
-        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+        sink: &mut ExportSink<'_>,
     ) -> Result<Flow, TierError> {
         let mut batches = BatchStream::open(store, key).await?;
         loop {
@@ -411,7 +491,7 @@ impl Export<'_> {
         &mut self,
         key: &str,
         batch: &RecordBatch<'_>,
-        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+        sink: &mut ExportSink<'_>,
     ) -> Result<Flow, TierError> {
         if self
             .range
@@ -459,6 +539,12 @@ impl Export<'_> {
             self.summary.aborted_batches += 1;
             return Ok(Flow::Go);
         }
+        let sink = match sink {
+            ExportSink::Records(sink) => sink,
+            ExportSink::Batches(sink) => {
+                return self.export_whole(key, batch, already, &mut **sink);
+            }
+        };
         let records = match batch.records() {
             Ok(records) => records,
             Err(err) => {
@@ -506,6 +592,70 @@ impl Export<'_> {
             sink(&exported).map_err(TierError::Output)?;
             self.summary.records += 1;
         }
+        Ok(Flow::Go)
+    }
+
+    /// Writes `batch` whole when it holds a selected record.
+    fn export_whole(
+        &mut self,
+        key: &str,
+        batch: &RecordBatch<'_>,
+        already: Option<LogOffset>,
+        sink: &mut dyn FnMut(&ExportedBatch<'_>) -> std::io::Result<()>,
+    ) -> Result<Flow, TierError> {
+        let inside = self
+            .range
+            .from_offset
+            .is_none_or(|f| batch.base_offset() >= f)
+            && self
+                .range
+                .to_offset
+                .is_none_or(|t| batch.last_offset() <= t)
+            && self.range.from_timestamp.is_none()
+            && self.range.to_timestamp.is_none()
+            && already.is_none_or(|next| batch.base_offset() >= next);
+        if !inside {
+            let selected = match batch.records() {
+                Ok(records) => (&records).into_iter().any(|record| {
+                    record.is_ok_and(|r| {
+                        already.is_none_or(|next| r.offset() >= next)
+                            && self.range.offset_in(r.offset())
+                            && self.range.timestamp_in(r.timestamp())
+                    })
+                }),
+                Err(err) => {
+                    let detail = format!("{err}; the batch is skipped");
+                    self.problem(
+                        key,
+                        Some(batch.position() as u64),
+                        Some(batch.base_offset()),
+                        &detail,
+                    );
+                    return Ok(Flow::Go);
+                }
+            };
+            if !selected {
+                return Ok(Flow::Go);
+            }
+            if let Some(next) = already.filter(|&next| batch.base_offset() < next) {
+                self.summary.notices.push(format!(
+                    "{key}: the batch at offset {} repeats offsets {}..={} written from an earlier copy (a batch is written whole)",
+                    batch.base_offset(),
+                    batch.base_offset(),
+                    next - 1
+                ));
+            }
+        }
+        let exported = ExportedBatch {
+            topic: &self.partition.topic,
+            partition: self.partition.partition,
+            base_offset: batch.base_offset(),
+            last_offset: batch.last_offset(),
+            records: batch.records_count(),
+            bytes: batch.as_bytes(),
+        };
+        sink(&exported).map_err(TierError::Output)?;
+        self.summary.records += u64::from(batch.records_count());
         Ok(Flow::Go)
     }
 

@@ -15,6 +15,7 @@ mod epochs;
 mod error;
 mod export;
 mod listing;
+mod log_file;
 mod record_json;
 
 pub use {
@@ -22,9 +23,10 @@ pub use {
     epochs::{CheckpointError, EpochLineage, parse_leader_epoch_checkpoint},
     error::TierError,
     export::{
-        ExportProblem, ExportRange, ExportSummary, ExportedRecord, export_partition,
-        export_partition_observed,
+        ExportProblem, ExportRange, ExportSink, ExportSummary, ExportedBatch, ExportedRecord,
+        export_partition, export_partition_batches, export_partition_observed,
     },
     listing::{PartitionListing, SegmentListing, list_tier},
+    log_file::export_log_file,
     record_json::{ValueEncoding, record_json},
 };

@@ -5,6 +5,7 @@
 //!                    [--prefix P] [--json]
 //! krabka-tier export <source> [--prefix P] --topic T [--partition N] [--from-offset O] [--to-offset O]
 //!                    [--from-timestamp MS] [--to-timestamp MS] [--uncommitted] [--utf8]
+//!                    [--format json|raw --output-dir DIR] [--verify --key-id K --public-key HEX]
 //! ```
 //!
 //! `export` writes JSON lines on stdout and a summary per partition on
