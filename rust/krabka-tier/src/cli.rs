@@ -1,15 +1,14 @@
 //! The command line of `krabka-tier`.
 
 use {
-    clap::{Args, Parser, Subcommand},
-    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, build_object_store},
+    clap::{Parser, Subcommand},
+    krabka_object_store::{ObjectStoreConfig, build_object_store},
     krabka_tier::{
-        ExportRange, ExportSummary, PartitionListing, SegmentListing, TierError, ValueEncoding,
-        export_log_file, export_partition_observed, list_tier, record_json,
+        Authenticity, ExportRange, ExportSummary, PartitionListing, SegmentListing, Source,
+        TierError, ValueEncoding, authenticate_partition, export_log_file,
+        export_partition_observed, list_tier, record_json, trusted_keys,
     },
-    krabka_worm::{
-        Severity, TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, verify_archive,
-    },
+    krabka_worm::TrustedManifestKeys,
     object_store::ObjectStore,
     std::{
         error::Error,
@@ -117,69 +116,6 @@ enum Format {
     Json,
     /// Kafka record-batch (`.log`) files.
     Raw,
-}
-
-/// Where the tier is.
-#[derive(Debug, Args)]
-struct Source {
-    /// A filesystem tier, or a local copy of a bucket.
-    #[arg(long, group = "tier")]
-    local: Option<PathBuf>,
-    /// S3 bucket (credentials from the AWS environment).
-    #[arg(long, group = "tier")]
-    s3_bucket: Option<String>,
-    /// S3 endpoint (S3-compatible servers).
-    #[arg(long, requires = "s3_bucket")]
-    s3_endpoint: Option<String>,
-    /// S3 region.
-    #[arg(long, default_value = "us-east-1")]
-    s3_region: String,
-    /// Path-style S3 requests.
-    #[arg(long)]
-    path_style: bool,
-    /// GCS bucket (credentials from GOOGLE_APPLICATION_CREDENTIALS).
-    #[arg(long, group = "tier")]
-    gcs_bucket: Option<String>,
-    /// GCS endpoint (emulators).
-    #[arg(long, requires = "gcs_bucket")]
-    gcs_endpoint: Option<String>,
-    /// Send no GCS credentials (emulators).
-    #[arg(long, requires = "gcs_bucket")]
-    gcs_no_auth: bool,
-    /// Key prefix of the tier (`rsm.config.prefix`).
-    #[arg(long)]
-    prefix: Option<String>,
-}
-
-impl Source {
-    fn config(&self) -> Option<ObjectStoreConfig> {
-        if let Some(root) = &self.local {
-            return Some(ObjectStoreConfig::Local { root: root.clone() });
-        }
-        if let Some(bucket) = &self.s3_bucket {
-            let mut s3 = S3Config::new(bucket.clone(), self.s3_region.clone());
-            s3.endpoint.clone_from(&self.s3_endpoint);
-            s3.path_style = self.path_style;
-            s3.allow_http = self
-                .s3_endpoint
-                .as_deref()
-                .is_some_and(|e| e.starts_with("http://"));
-            return Some(ObjectStoreConfig::S3(s3));
-        }
-        if let Some(bucket) = &self.gcs_bucket {
-            let mut gcs = GcsConfig::new(bucket.clone());
-            gcs.endpoint.clone_from(&self.gcs_endpoint);
-            gcs.allow_http = self
-                .gcs_endpoint
-                .as_deref()
-                .is_some_and(|e| e.starts_with("http://"));
-            if self.gcs_no_auth {
-                gcs = gcs.without_auth();
-            }
-            return Some(ObjectStoreConfig::Gcs(gcs));
-        }
-        None
-    }
 }
 
 /// Runs the command line on `args`; returns the exit code.
@@ -342,20 +278,6 @@ enum Output {
     Raw(PathBuf),
 }
 
-/// The trusted key set of `--key-id`/`--public-key` pairs.
-fn trusted_keys(key_ids: &[String], public_keys: &[String]) -> Result<TrustedManifestKeys, String> {
-    if key_ids.len() != public_keys.len() {
-        return Err("give each --key-id with one --public-key, in the same order".to_owned());
-    }
-    let mut trusted = TrustedManifestKeys::new();
-    for (key_id, hex) in key_ids.iter().zip(public_keys) {
-        trusted
-            .insert_hex(key_id, hex)
-            .map_err(|err| err.to_string())?;
-    }
-    Ok(trusted)
-}
-
 /// Whether `partition` of the archive verifies deep against `trusted`;
 /// prints why not.
 async fn authentic(
@@ -364,30 +286,20 @@ async fn authentic(
     trusted: &TrustedManifestKeys,
     prefix: Option<&str>,
 ) -> Result<bool, u8> {
-    let mut request = VerifyRequest::new(prefix.map(str::to_owned), trusted.clone());
-    request.depth = VerifyDepth::Deep;
-    request.topic = Some(partition.topic.clone());
-    request.partition = Some(partition.partition);
-    let report = verify_archive(store, &request)
-        .await
-        .map_err(|err| fail(&err))?;
-    if report.outcome() == VerifyOutcome::Verified {
-        return Ok(true);
+    match authenticate_partition(store, partition, trusted, prefix).await {
+        Ok(Authenticity::Verified) => Ok(true),
+        Ok(Authenticity::Refused(findings)) => {
+            eprintln!(
+                "krabka-tier: {}-{}: refused: the archive does not verify; nothing of it is exported",
+                partition.topic, partition.partition,
+            );
+            for finding in findings {
+                eprintln!("krabka-tier:   {finding}");
+            }
+            Ok(false)
+        }
+        Err(err) => Err(fail(&err)),
     }
-    eprintln!(
-        "krabka-tier: {}-{}: refused: the archive does not verify ({:?}); nothing of it is exported",
-        partition.topic,
-        partition.partition,
-        report.outcome()
-    );
-    for finding in report
-        .all_findings()
-        .filter(|f| f.severity() > Severity::Notice)
-    {
-        let finding = serde_json::to_string(finding).unwrap_or_else(|err| err.to_string());
-        eprintln!("krabka-tier:   {finding}");
-    }
-    Ok(false)
 }
 
 async fn export(
