@@ -10,7 +10,8 @@
 //! kind 1  := count:i32 record{count}                  (records, in offset order)
 //! record  := offset:i64 timestamp:i64 key:bytes value:bytes headers:i32 (key:bytes value:bytes){headers}
 //! bytes   := length:i32 (-1: null) byte{length}
-//! kind 2  := UTF-8 JSON {"skipped": n, "summary": ExportSummary} | {"error": "…"}   (the last chunk)
+//! kind 2  := failed:u8 problems:i32 gaps:i32 UTF-8 JSON    (the last chunk)
+//!            JSON: {"skipped": n, "summary": ExportSummary} | {"error": "…"} (then failed is 1)
 //! ```
 
 use {
@@ -20,7 +21,10 @@ use {
     },
     clap::Parser,
     krabka_object_store::{ObjectStoreConfig, build_object_store},
-    std::sync::mpsc::{Receiver, SyncSender, sync_channel},
+    std::sync::{
+        Mutex, PoisonError,
+        mpsc::{Receiver, SyncSender, sync_channel},
+    },
 };
 
 /// Chunk kind: records.
@@ -181,6 +185,19 @@ impl ReplaySource {
         &self.refused
     }
 
+    /// [`Self::refused`] as a JSON array of `{"partition", "findings"}`.
+    #[must_use]
+    pub fn refused_json(&self) -> String {
+        let refused: Vec<serde_json::Value> = self
+            .refused
+            .iter()
+            .map(|(partition, findings)| {
+                serde_json::json!({ "partition": partition, "findings": findings })
+            })
+            .collect();
+        serde_json::Value::Array(refused).to_string()
+    }
+
     /// Starts reading `partition` on a thread of its own: its committed
     /// records after the first `skip`, in chunks of about `chunk_bytes`.
     ///
@@ -209,14 +226,16 @@ impl ReplaySource {
                 let _ = sender.send(end);
             })
             .map_err(FeedError::Runtime)?;
-        Ok(RecordFeed { chunks })
+        Ok(RecordFeed {
+            chunks: Mutex::new(chunks),
+        })
     }
 }
 
 /// The chunks of one partition, pulled one at a time.
 #[derive(Debug)]
 pub struct RecordFeed {
-    chunks: Receiver<Vec<u8>>,
+    chunks: Mutex<Receiver<Vec<u8>>>,
 }
 
 impl RecordFeed {
@@ -224,8 +243,16 @@ impl RecordFeed {
     /// feed stops its thread at its next chunk.
     #[must_use]
     pub fn next_chunk(&self) -> Option<Vec<u8>> {
-        self.chunks.recv().ok()
+        let chunks = self.chunks.lock().unwrap_or_else(PoisonError::into_inner);
+        chunks.recv().ok()
     }
+}
+
+/// The help text of the source and selection options.
+#[must_use]
+pub fn replay_source_help() -> String {
+    use clap::CommandFactory;
+    FeedArgs::command().render_long_help().to_string()
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, FeedError> {
@@ -269,6 +296,10 @@ fn read(
         }
         Ok::<_, FeedError>(summary)
     })();
+    let (failed, problems, gaps) = match &exported {
+        Ok(summary) => (0u8, summary.problems.len(), summary.gaps.len()),
+        Err(_) => (1, 0, 0),
+    };
     let json = match exported {
         Ok(summary) => serde_json::json!({ "skipped": skip, "summary": summary }),
         Err(err) => {
@@ -281,7 +312,9 @@ fn read(
             serde_json::json!({ "error": message })
         }
     };
-    let mut end = vec![CHUNK_END];
+    let mut end = vec![CHUNK_END, failed];
+    end.extend_from_slice(&i32::try_from(problems).unwrap_or(i32::MAX).to_be_bytes());
+    end.extend_from_slice(&i32::try_from(gaps).unwrap_or(i32::MAX).to_be_bytes());
     end.extend(json.to_string().into_bytes());
     end
 }

@@ -30,7 +30,7 @@ pub use {
         ExportProblem, ExportRange, ExportSink, ExportSummary, ExportedBatch, ExportedRecord,
         export_partition, export_partition_batches, export_partition_observed,
     },
-    feed::{CHUNK_END, CHUNK_RECORDS, FeedError, RecordFeed, ReplaySource},
+    feed::{CHUNK_END, CHUNK_RECORDS, FeedError, RecordFeed, ReplaySource, replay_source_help},
     listing::{PartitionListing, SegmentListing, list_tier},
     log_file::export_log_file,
     record_json::{ValueEncoding, record_json},

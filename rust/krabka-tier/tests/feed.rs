@@ -113,7 +113,10 @@ fn drain(source: &ReplaySource, skip: u64) -> (Vec<Flat>, usize, serde_json::Val
                 assert!(r.0.is_empty());
             }
             CHUNK_END => {
-                let end = serde_json::from_slice(&chunk[1..]).unwrap();
+                assert_eq!(chunk[1], 0, "failed");
+                let mut r = Reader(&chunk[2..]);
+                assert_eq!((r.i32(), r.i32()), (0, 0), "problems, gaps");
+                let end = serde_json::from_slice(r.0).unwrap();
                 assert!(feed.next_chunk().is_none());
                 return (records, chunks, end);
             }
