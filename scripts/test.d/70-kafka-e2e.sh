@@ -59,6 +59,9 @@ if [[ $rsm == krabka ]]; then
   if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm; then
     cargo build --locked -q -p krabka-worm-verify
   fi
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm; then
+    cargo build --locked -q -p krabka-tier
+  fi
   # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
   # replay jar (built unless given).
   if selected newest-fs-topic-based newest-s3-topic-based; then

@@ -33,7 +33,15 @@ const USAGE: u8 = 64;
 /// Reads a Krabka tier (a filesystem tier, an S3 or GCS bucket) without a
 /// broker.
 #[derive(Debug, Parser)]
-#[command(name = "krabka-tier", version)]
+#[command(
+    name = "krabka-tier",
+    version,
+    after_help = "To produce a tier's records into a topic of any Kafka cluster (Kafka's own producer, \
+every client security option), use the replay tool over the same reader:\n  \
+java -cp \"krabka-tier-replay.jar:$KAFKA_HOME/libs/*\" io.krabka.remote.storage.TierReplay \
+--bootstrap-servers HOST:PORT [--client-config FILE] <the source options of export>\n\
+(build it with `gradle tierReplayJar`; see docs/tier.md)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

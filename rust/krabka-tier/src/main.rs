@@ -13,6 +13,11 @@
 //! skipped because they could not be read (each problem is printed with its
 //! key and offset); 2 the selection has offset gaps no segment holds;
 //! 3 the tier could not be read; 64 usage error.
+//!
+//! `replay` (into a topic of any Kafka cluster) is the Java tool
+//! `krabka-tier-replay.jar` (`gradle tierReplayJar`), which reads the tier
+//! with this crate's `ReplaySource` over JNI and produces with Kafka's own
+//! producer: see docs/tier.md.
 
 mod cli;
 
