@@ -268,8 +268,8 @@ async fn lineage(
     let mut entries = Vec::new();
     for segment in &partition.segments {
         if let Some(key) = segment.file(IndexType::LeaderEpoch.suffix()) {
-            match read_small(store, key).await? {
-                Some(bytes) => match parse_leader_epoch_checkpoint(&bytes) {
+            if let Some(bytes) = read_small(store, key).await? {
+                match parse_leader_epoch_checkpoint(&bytes) {
                     Ok(found) => {
                         entries.extend(found);
                         continue;
@@ -277,8 +277,7 @@ async fn lineage(
                     Err(err) => summary.notices.push(format!(
                         "{key}: {err}; the copy's epochs are taken from its batch headers"
                     )),
-                },
-                None => {}
+                }
             }
         }
         let Some(log) = segment.log_key.as_deref() else {

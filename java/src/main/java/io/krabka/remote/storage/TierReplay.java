@@ -146,6 +146,8 @@ public final class TierReplay {
                     default:
                         if (arg.equals("--topic") && i + 1 < args.length) {
                             options.sourceTopic = args[i + 1];
+                        } else if (arg.startsWith("--topic=")) {
+                            options.sourceTopic = arg.substring("--topic=".length());
                         }
                         options.source.add(arg);
                 }
@@ -211,6 +213,9 @@ public final class TierReplay {
     private static int replay(Options options, long source, PrintStream out, PrintStream err)
             throws Stop {
         String target = options.targetTopic != null ? options.targetTopic : options.sourceTopic;
+        if (target == null) {
+            throw new Stop(EXIT_USAGE, "name the source topic with --topic");
+        }
         int code = EXIT_OK;
         String refused = new String(refused(source), StandardCharsets.UTF_8);
         if (!refused.equals("[]")) {
@@ -431,6 +436,7 @@ public final class TierReplay {
         properties.putAll(client);
         properties.remove(ConsumerConfig.GROUP_ID_CONFIG);
         properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
