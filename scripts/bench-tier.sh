@@ -50,18 +50,21 @@ consumer() {
     --bootstrap-server "$bootstrap" --topic "$topic" --messages "$records" --timeout 120000 \
     --group "bench-$1" >"$E2E_WORK/consumer-$1.csv"
   # start.time, end.time, data.consumed.in.MB, MB.sec, ...: the elapsed seconds.
-  python3 - "$E2E_WORK/consumer-$1.csv" <<'PY'
+  python3 - "$E2E_WORK/consumer-$1.csv" "$records" <<'PY'
 import datetime, sys
 rows = [l.strip().split(", ") for l in open(sys.argv[1]) if l.strip()]
 data = rows[-1]
 fmt = "%Y-%m-%d %H:%M:%S:%f"
 start, end = (datetime.datetime.strptime(t, fmt) for t in data[:2])
-assert int(data[4]) > 0, data
+assert int(data[4]) == int(sys.argv[2]), data
 print(f"{(end - start).total_seconds():.3f}")
 PY
 }
 timed() {
-  local t0 t1; t0=$(date +%s%N); "$@"; t1=$(date +%s%N)
+  local t0 t1; t0=$(date +%s%N); "$@" || { echo "$* failed: $(cat "$E2E_WORK/export.log")" >&2; exit 1; }
+  t1=$(date +%s%N)
+  (( $(grep -c ": $records record(s) from" "$E2E_WORK/export.log" || true) == 1 )) \
+    || { echo "$* did not export $records records: $(cat "$E2E_WORK/export.log")" >&2; exit 1; }
   python3 -c "print(f'{($t1 - $t0) / 1e9:.3f}')"
 }
 export_json() { "$bin" export --local "$E2E_TIER_DIR" --topic "$topic" >/dev/null 2>"$E2E_WORK/export.log"; }
