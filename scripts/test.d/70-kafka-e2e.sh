@@ -5,7 +5,9 @@
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
 #   newest: filesystem tier + our RLMM (with the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
-#           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2
+#           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2; the two
+#           restart scenarios also read the tier while the broker is down: krabka-tier export, and replay
+#           into a second cluster (tests/e2e/lib/tier-read.sh)
 #           and native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
 #           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
@@ -39,9 +41,15 @@ export E2E_RSM=$rsm
 s3="${E2E_S3:-auto}"
 if [[ $rsm == krabka ]]; then
   need unzip unzip
+  # The replay jar of the tier-read checks is built in the same gradle run (one start-up less).
+  replay_jar=()
+  if [[ -z ${E2E_REPLAY_JAR:-} ]] && selected newest-fs-topic-based newest-s3-topic-based; then
+    replay_jar=(tierReplayJar)
+  fi
   if [[ -z ${E2E_PLUGIN_JAR:-} ]]; then
     need gradle gradle
-    gradle --no-daemon -q jar
+    gradle --no-daemon -q jar "${replay_jar[@]}"
+    replay_jar=()
   fi
   # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
   # restricted to other scenarios does not build it.
@@ -56,6 +64,15 @@ if [[ $rsm == krabka ]]; then
   fi
   if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm; then
     cargo build --locked -q -p krabka-worm-verify
+  fi
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm; then
+    cargo build --locked -q -p krabka-tier
+  fi
+  # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
+  # replay jar (built unless given).
+  if selected newest-fs-topic-based newest-s3-topic-based; then
+    [[ -n ${E2E_TIER_BIN:-} ]] || cargo build --locked -q -p krabka-tier
+    (( ${#replay_jar[@]} == 0 )) || { need gradle gradle; gradle --no-daemon -q tierReplayJar; }
   fi
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
@@ -73,9 +90,12 @@ fi
 
 scenarios=()
 for kafka in newest oldest; do
+  # Arguments of single-node.sh: tier, metadata manager, restart, metrics (Prometheus agent), tier-read.
   [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka no yes")
-  scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes")
-  [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes")
+  # tier-read (krabka-tier export and replay, broker stopped) on the newest only: it adds a cluster start.
+  tier_read=no; [[ $kafka == newest && $rsm == krabka ]] && tier_read=yes
+  scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")
+  [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes no $tier_read")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
   [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh")
   if [[ $kafka == newest && $rsm == krabka ]]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One end-to-end scenario on a single-node KRaft cluster (combined broker + controller).
-#   tests/e2e/single-node.sh <name> <tier: filesystem|s3> <rlmm: topic-based|krabka> <restart: yes|no> [metrics: yes|no]
+#   tests/e2e/single-node.sh <name> <tier: filesystem|s3> <rlmm: topic-based|krabka> <restart: yes|no>
+#                            [<metrics: yes|no>] [<tier-read: yes|no>]
 # Environment: E2E_KAFKA, E2E_RSM, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh).
 # Produces three topics (plain, zstd-compressed, transactional with aborts), waits until their closed
 # segments are tiered and deleted locally, reads every record back from offset 0 and checks ListOffsets;
@@ -11,9 +12,12 @@
 # segments and bytes copied, fetches after the read-back, deletes after retention (lib/metrics.py). On
 # Kafka 4.1+ the broker runs KrabkaMonitorableRemoteStorageManager, so they come through the broker's
 # own metrics (KIP-877); on 4.0 through the plugin's own JMX reporter.
+# With tier-read (and restart), while the broker is stopped, `krabka-tier export` and `replay` into a second
+# cluster must yield the committed records the consumers read (tests/e2e/lib/tier-read.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
-name="$1" tier="$2" rlmm="$3" restart="$4" metrics="${5:-no}"
+source "$(dirname "$0")/lib/tier-read.sh"
+name="$1" tier="$2" rlmm="$3" restart="$4" metrics="${5:-no}" tier_read="${6:-no}"
 
 e2e_setup_kafka
 e2e_select_plugin
@@ -23,9 +27,11 @@ trap e2e_cleanup EXIT
 export E2E_RF=1
 
 case "$tier" in
-  filesystem) export E2E_TIER_DIR="$E2E_WORK/tier"; mkdir -p "$E2E_TIER_DIR"; tier_spec="fs:$E2E_TIER_DIR"; s3=() ;;
+  filesystem) export E2E_TIER_DIR="$E2E_WORK/tier"; mkdir -p "$E2E_TIER_DIR"; tier_spec="fs:$E2E_TIER_DIR"; s3=()
+      tier_source=(--local "$E2E_TIER_DIR") ;;
   s3) e2e_start_seaweedfs; export E2E_S3_PREFIX="e2e-$name"
-      tier_spec="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX"; s3=(--s3-endpoint "$E2E_S3_ENDPOINT") ;;
+      tier_spec="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX"; s3=(--s3-endpoint "$E2E_S3_ENDPOINT")
+      tier_source=(--s3-bucket "$E2E_S3_BUCKET" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style --prefix "$E2E_S3_PREFIX") ;;
   *) echo "tier must be filesystem or s3" >&2; exit 2 ;;
 esac
 e2e_log "scenario $name: Kafka $KAFKA_VERSION, RSM $E2E_RSM on $tier, RLMM $rlmm, restart $restart"
@@ -53,8 +59,10 @@ bootstrap=$(node_bootstrap "$node")
 e2e_log "broker up at $bootstrap (log: ${node#"$E2E_ROOT/"}/logs/server.log)"
 
 topics="e2e-plain:plain,e2e-zstd:zstd,e2e-txn:txn"
+records=()
+[[ $tier_read == yes ]] && records=(--record-dir "$E2E_WORK/records")
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics "$topics" \
-  --tier "$tier_spec" "${s3[@]}"
+  --tier "$tier_spec" "${s3[@]}" "${records[@]}"
 if [[ $metrics == yes ]]; then
   python3 "$E2E_ROOT/tests/e2e/lib/metrics.py" copies "$metrics_url" "$E2E_TIER_DIR" "$plugin_class"
   segments_before=$(find "$E2E_TIER_DIR" -name '*.log' | wc -l)
@@ -63,6 +71,9 @@ fi
 if [[ $restart == yes ]]; then
   e2e_log "restarting the broker"
   node_stop "$node"
+  if [[ $tier_read == yes ]]; then
+    e2e_tier_read "$topics" "$E2E_WORK/records" "${tier_source[@]}"
+  fi
   node_start "$node"
   e2e_client offsets,verify --bootstrap "$bootstrap" --topics "$topics"
 fi

@@ -4,7 +4,8 @@
 # which refuses what Amazon S3 refuses and SeaweedFS accepts (an upload without a checksum header).
 #   tests/e2e/worm.sh <name>
 # Environment: E2E_KAFKA, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh); E2E_VERIFIER_JAR (default
-# build/libs/krabka-worm-verify.jar) and E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify).
+# build/libs/krabka-worm-verify.jar), E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify) and
+# E2E_TIER_BIN (default target/debug/krabka-tier).
 #
 # 0. On a bucket without Object Lock, a broker with rsm.config.worm.enabled=true refuses to start.
 # 1. A broker with rsm.config.worm.enabled=true tiers two topics (plain, zstd); consumers read every
@@ -18,7 +19,9 @@
 #    killed with kill -9 between seal and manifest (the restarted broker finishes it).
 # 4. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report and
 #    tips; --expect-head with a recorded tip passes.
-# 5. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both.
+#    krabka-tier export --verify (the broker gone) yields the committed records the consumers read.
+# 5. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both; krabka-tier export
+#    --verify refuses that partition (exit 1, nothing exported) and still exports the others.
 # 6. The server refuses to delete any archived object version.
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
@@ -143,7 +146,8 @@ e2e_client disable-tiering-archived --bootstrap "$bootstrap" --topics e2e-off:pl
 expect_one_warn_per_partition e2e-off "$off_segments"
 
 e2e_log "copying goes on after the refusals"
-e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-txn:txn "${tier[@]}"
+e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-txn:txn "${tier[@]}" \
+  --record-dir "$E2E_WORK/records"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"
 node_stop "$node"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"
@@ -188,7 +192,8 @@ faults DELETE >/dev/null
 e2e_log "e2e-crash: broker killed (kill -9) while a manifest write was held between seal and manifest"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")
-e2e_client wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-crash:plain "${tier[@]}"
+e2e_client wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics e2e-crash:plain "${tier[@]}" \
+  --record-dir "$E2E_WORK/records"
 e2e_log "e2e-crash: the restarted broker tiered on; every record reads back"
 node_stop "$node"
 
@@ -236,6 +241,16 @@ expect_exit 0 "$E2E_WORK/expect-bin.txt" verify_bin --topic e2e-plain --partitio
 expect_exit 0 "$E2E_WORK/expect-jar.txt" verify_jar --topic e2e-plain --partition 0 --expect-head "$plain_tip"
 e2e_log "--expect-head $plain_tip: verified by both"
 
+# --- krabka-tier export --verify, the broker gone: each partition is authenticated (deep) first, then
+# exported; the committed records are those the consumers read.
+tier_bin="${E2E_TIER_BIN:-$E2E_ROOT/target/debug/krabka-tier}"
+tier_export() { "$tier_bin" export "${source_args[@]}" --verify "$@"; }
+for topic in e2e-txn e2e-crash; do
+  expect_exit 0 "$E2E_WORK/export-$topic.jsonl" tier_export --topic "$topic"
+  python3 "$E2E_ROOT/tests/e2e/lib/compare-export.py" "$E2E_WORK/export-$topic.jsonl" "$E2E_WORK/records/$topic.tsv"
+done
+e2e_log "krabka-tier export --verify: e2e-txn and e2e-crash authenticated and exported as the consumers read them"
+
 # --- An overwrite: a new version of an archived segment with the same length.
 # The listing is read whole before it is searched: under pipefail, a reader that stops at the first match
 # (awk's exit, head, grep -q) can kill the writer with SIGPIPE ("Broken pipe") and fail the pipeline.
@@ -260,6 +275,15 @@ assert any(f["kind"] == "hash_mismatch" and f.get("original_survives") for f in 
     f"no hash mismatch with the original beneath for {key}: {found}"
 PY
 e2e_log "--deep: evidence of tampering (exit 1) from both: hash mismatch of ${victim_key##*/}, original version beneath"
+# The export refuses the tampered partition whole (exit 1, nothing on stdout) and still exports the others.
+expect_exit 1 "$E2E_WORK/export-tampered.jsonl" tier_export --topic e2e-txn
+[[ ! -s $E2E_WORK/export-tampered.jsonl ]] \
+  || { echo "krabka-tier export --verify wrote records of the tampered e2e-txn" >&2; exit 1; }
+(( $(grep -c 'e2e-txn-0: refused: the archive does not verify' "$E2E_WORK/export-tampered.jsonl.err" || true) == 1 )) \
+  || { cat "$E2E_WORK/export-tampered.jsonl.err" >&2; echo "no refusal of e2e-txn-0" >&2; exit 1; }
+expect_exit 0 "$E2E_WORK/export-crash-after.jsonl" tier_export --topic e2e-crash
+python3 "$E2E_ROOT/tests/e2e/lib/compare-export.py" "$E2E_WORK/export-crash-after.jsonl" "$E2E_WORK/records/e2e-crash.tsv"
+e2e_log "krabka-tier export --verify refuses the tampered e2e-txn-0 (exit 1, nothing exported); e2e-crash still exports"
 
 # --- The server refuses to delete any archived version.
 "${aws[@]}" s3api list-object-versions --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \

@@ -48,6 +48,9 @@ pub enum BridgeError {
     /// The native log bridge could not be installed.
     #[error("native logs cannot reach the broker's log")]
     LogInstall(#[from] crate::logging::InstallError),
+    /// The tier replay source could not be opened or read.
+    #[error(transparent)]
+    Tier(#[from] krabka_tier::FeedError),
     /// Native code panicked on a worker thread.
     #[error("native panic: {0}")]
     Panic(String),
@@ -91,6 +94,7 @@ impl BridgeError {
             | Self::StaleHandle { .. }
             | Self::InvalidArgument(_)
             | Self::LogInstall(_)
+            | Self::Tier(_)
             | Self::Panic(_) => ExceptionKind::Storage,
         }
     }

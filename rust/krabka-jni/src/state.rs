@@ -18,6 +18,13 @@ pub static STREAMS: Registry<SegmentStream> = Registry::new("segment stream");
 /// Copies in flight.
 pub static COPIES: Registry<CopyOperation> = Registry::new("segment copy");
 
+/// Open tier replay sources (`TierReplay`).
+pub static REPLAY_SOURCES: Registry<krabka_tier::ReplaySource> =
+    Registry::new("tier replay source");
+
+/// Record feeds of tier replay sources.
+pub static RECORD_FEEDS: Registry<krabka_tier::RecordFeed> = Registry::new("tier record feed");
+
 /// Live handles of the registry numbered `kind` (0 storage managers, 1
 /// metadata managers, 2 streams, 3 copies), for leak checks in tests.
 #[must_use]

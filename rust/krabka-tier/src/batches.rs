@@ -27,6 +27,17 @@ pub struct RawBatch {
     pub position: u64,
 }
 
+impl RawBatch {
+    /// The batch's partition leader epoch and base offset, from its header
+    /// (`None` for message formats before v2, which have no epoch).
+    #[must_use]
+    pub fn leader_epoch(&self) -> Option<(i32, i64)> {
+        let base = i64::from_be_bytes(self.bytes.get(..8)?.try_into().ok()?);
+        let epoch = i32::from_be_bytes(self.bytes.get(12..16)?.try_into().ok()?);
+        (self.bytes.get(16) == Some(&2) && epoch >= 0).then_some((epoch, base))
+    }
+}
+
 /// Why a segment's batches stop before its end.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum StreamProblem {

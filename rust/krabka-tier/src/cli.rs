@@ -1,15 +1,14 @@
 //! The command line of `krabka-tier`.
 
 use {
-    clap::{Args, Parser, Subcommand},
-    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config, build_object_store},
+    clap::{Parser, Subcommand},
+    krabka_object_store::{ObjectStoreConfig, build_object_store},
     krabka_tier::{
-        ExportRange, ExportSummary, PartitionListing, SegmentListing, TierError, ValueEncoding,
-        export_partition_observed, list_tier, record_json,
+        Authenticity, ExportRange, ExportSummary, PartitionListing, SegmentListing, Source,
+        TierError, ValueEncoding, authenticate_partition, export_log_file,
+        export_partition_observed, list_tier, record_json, trusted_keys,
     },
-    krabka_worm::{
-        Severity, TrustedManifestKeys, VerifyDepth, VerifyOutcome, VerifyRequest, verify_archive,
-    },
+    krabka_worm::TrustedManifestKeys,
     object_store::ObjectStore,
     std::{
         error::Error,
@@ -34,7 +33,15 @@ const USAGE: u8 = 64;
 /// Reads a Krabka tier (a filesystem tier, an S3 or GCS bucket) without a
 /// broker.
 #[derive(Debug, Parser)]
-#[command(name = "krabka-tier", version)]
+#[command(
+    name = "krabka-tier",
+    version,
+    after_help = "To produce a tier's records into a topic of any Kafka cluster (Kafka's own producer, \
+every client security option), use the replay tool over the same reader:\n  \
+java -cp \"krabka-tier-replay.jar:$KAFKA_HOME/libs/*\" io.krabka.remote.storage.TierReplay \
+--bootstrap-servers HOST:PORT [--client-config FILE] <the source options of export>\n\
+(build it with `gradle tierReplayJar`; see docs/tier.md)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -50,7 +57,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Records of a topic (or one partition) as JSON lines on stdout.
+    /// Records of a topic (or one partition) as JSON lines on stdout, or
+    /// as Kafka record-batch files (`--format raw --output-dir DIR`).
+    ///
+    /// To produce them into a topic of a Kafka cluster, use `replay` of the
+    /// Java tool `krabka-tier-replay.jar` (Kafka's own producer, every
+    /// client security option): see docs/tier.md.
     Export {
         #[command(flatten)]
         source: Source,
@@ -82,6 +94,14 @@ enum Command {
         /// A progress line on stderr after each segment copy (for long runs).
         #[arg(long)]
         progress: bool,
+        /// `json`: one JSON object per record on stdout. `raw`: the original
+        /// record batches, one Kafka `.log` file per partition under
+        /// `--output-dir` (`<topic>-<partition>/<first offset>.log`).
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+        /// Where `--format raw` writes its files.
+        #[arg(long, required_if_eq("format", "raw"))]
+        output_dir: Option<PathBuf>,
         /// The tier is a write-once archive: authenticate each partition
         /// first (the archive verifier's deep checks against the keys given)
         /// and refuse to export one that fails them.
@@ -97,67 +117,13 @@ enum Command {
     },
 }
 
-/// Where the tier is.
-#[derive(Debug, Args)]
-struct Source {
-    /// A filesystem tier, or a local copy of a bucket.
-    #[arg(long, group = "tier")]
-    local: Option<PathBuf>,
-    /// S3 bucket (credentials from the AWS environment).
-    #[arg(long, group = "tier")]
-    s3_bucket: Option<String>,
-    /// S3 endpoint (S3-compatible servers).
-    #[arg(long, requires = "s3_bucket")]
-    s3_endpoint: Option<String>,
-    /// S3 region.
-    #[arg(long, default_value = "us-east-1")]
-    s3_region: String,
-    /// Path-style S3 requests.
-    #[arg(long)]
-    path_style: bool,
-    /// GCS bucket (credentials from GOOGLE_APPLICATION_CREDENTIALS).
-    #[arg(long, group = "tier")]
-    gcs_bucket: Option<String>,
-    /// GCS endpoint (emulators).
-    #[arg(long, requires = "gcs_bucket")]
-    gcs_endpoint: Option<String>,
-    /// Send no GCS credentials (emulators).
-    #[arg(long, requires = "gcs_bucket")]
-    gcs_no_auth: bool,
-    /// Key prefix of the tier (`rsm.config.prefix`).
-    #[arg(long)]
-    prefix: Option<String>,
-}
-
-impl Source {
-    fn config(&self) -> Option<ObjectStoreConfig> {
-        if let Some(root) = &self.local {
-            return Some(ObjectStoreConfig::Local { root: root.clone() });
-        }
-        if let Some(bucket) = &self.s3_bucket {
-            let mut s3 = S3Config::new(bucket.clone(), self.s3_region.clone());
-            s3.endpoint.clone_from(&self.s3_endpoint);
-            s3.path_style = self.path_style;
-            s3.allow_http = self
-                .s3_endpoint
-                .as_deref()
-                .is_some_and(|e| e.starts_with("http://"));
-            return Some(ObjectStoreConfig::S3(s3));
-        }
-        if let Some(bucket) = &self.gcs_bucket {
-            let mut gcs = GcsConfig::new(bucket.clone());
-            gcs.endpoint.clone_from(&self.gcs_endpoint);
-            gcs.allow_http = self
-                .gcs_endpoint
-                .as_deref()
-                .is_some_and(|e| e.starts_with("http://"));
-            if self.gcs_no_auth {
-                gcs = gcs.without_auth();
-            }
-            return Some(ObjectStoreConfig::Gcs(gcs));
-        }
-        None
-    }
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// JSON lines on stdout.
+    Json,
+    /// Kafka record-batch (`.log`) files.
+    Raw,
 }
 
 /// Runs the command line on `args`; returns the exit code.
@@ -212,6 +178,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                 uncommitted,
                 utf8,
                 progress,
+                format,
+                output_dir,
                 verify,
                 key_ids,
                 public_keys,
@@ -244,9 +212,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                     .iter()
                     .filter(|p| p.topic == topic && partition.is_none_or(|n| p.partition == n))
                     .collect();
+                let output = match (format, output_dir) {
+                    (Format::Raw, Some(dir)) => Output::Raw(dir),
+                    _ => Output::Json(encoding),
+                };
                 let request = Export {
                     range,
-                    encoding,
+                    output,
                     trusted,
                     prefix,
                     progress,
@@ -298,7 +270,7 @@ fn print_listing(listing: &[PartitionListing], json: bool) -> u8 {
 /// What `export` was asked for.
 struct Export {
     range: ExportRange,
-    encoding: ValueEncoding,
+    output: Output,
     /// With `--verify`: the keys partitions are authenticated against.
     trusted: Option<TrustedManifestKeys>,
     prefix: Option<String>,
@@ -306,18 +278,12 @@ struct Export {
     progress: bool,
 }
 
-/// The trusted key set of `--key-id`/`--public-key` pairs.
-fn trusted_keys(key_ids: &[String], public_keys: &[String]) -> Result<TrustedManifestKeys, String> {
-    if key_ids.len() != public_keys.len() {
-        return Err("give each --key-id with one --public-key, in the same order".to_owned());
-    }
-    let mut trusted = TrustedManifestKeys::new();
-    for (key_id, hex) in key_ids.iter().zip(public_keys) {
-        trusted
-            .insert_hex(key_id, hex)
-            .map_err(|err| err.to_string())?;
-    }
-    Ok(trusted)
+/// Where `export` writes.
+enum Output {
+    /// JSON lines on stdout, values encoded so.
+    Json(ValueEncoding),
+    /// Batch files under this directory.
+    Raw(PathBuf),
 }
 
 /// Whether `partition` of the archive verifies deep against `trusted`;
@@ -328,30 +294,20 @@ async fn authentic(
     trusted: &TrustedManifestKeys,
     prefix: Option<&str>,
 ) -> Result<bool, u8> {
-    let mut request = VerifyRequest::new(prefix.map(str::to_owned), trusted.clone());
-    request.depth = VerifyDepth::Deep;
-    request.topic = Some(partition.topic.clone());
-    request.partition = Some(partition.partition);
-    let report = verify_archive(store, &request)
-        .await
-        .map_err(|err| fail(&err))?;
-    if report.outcome() == VerifyOutcome::Verified {
-        return Ok(true);
+    match authenticate_partition(store, partition, trusted, prefix).await {
+        Ok(Authenticity::Verified) => Ok(true),
+        Ok(Authenticity::Refused(findings)) => {
+            eprintln!(
+                "krabka-tier: {}-{}: refused: the archive does not verify; nothing of it is exported",
+                partition.topic, partition.partition,
+            );
+            for finding in findings {
+                eprintln!("krabka-tier:   {finding}");
+            }
+            Ok(false)
+        }
+        Err(err) => Err(fail(&err)),
     }
-    eprintln!(
-        "krabka-tier: {}-{}: refused: the archive does not verify ({:?}); nothing of it is exported",
-        partition.topic,
-        partition.partition,
-        report.outcome()
-    );
-    for finding in report
-        .all_findings()
-        .filter(|f| f.severity() > Severity::Notice)
-    {
-        let finding = serde_json::to_string(finding).unwrap_or_else(|err| err.to_string());
-        eprintln!("krabka-tier:   {finding}");
-    }
-    Ok(false)
 }
 
 async fn export(
@@ -376,11 +332,6 @@ async fn export(
                 Err(code) => return code,
             }
         }
-        let mut sink = |record: &krabka_tier::ExportedRecord<'_>| {
-            serde_json::to_writer(&mut out, &record_json(record, request.encoding))
-                .map_err(std::io::Error::other)?;
-            out.write_all(b"\n")
-        };
         let copies = partition.segments.len();
         let mut read = 0usize;
         let mut bytes = 0u64;
@@ -394,9 +345,33 @@ async fn export(
                 );
             }
         };
-        let exported =
-            export_partition_observed(&*store, partition, &request.range, &mut sink, &mut progress)
-                .await;
+        let exported = match &request.output {
+            Output::Json(encoding) => {
+                let mut sink = |record: &krabka_tier::ExportedRecord<'_>| {
+                    serde_json::to_writer(&mut out, &record_json(record, *encoding))
+                        .map_err(std::io::Error::other)?;
+                    out.write_all(b"\n")
+                };
+                export_partition_observed(
+                    &*store,
+                    partition,
+                    &request.range,
+                    &mut sink,
+                    &mut progress,
+                )
+                .await
+            }
+            Output::Raw(dir) => {
+                export_log_file(&*store, partition, &request.range, dir, &mut progress)
+                    .await
+                    .map(|(summary, file)| {
+                        if let Some(file) = file {
+                            eprintln!("krabka-tier: wrote {}", file.display());
+                        }
+                        summary
+                    })
+            }
+        };
         let summary = match exported {
             Ok(summary) => summary,
             Err(err) => return fail(&err),
@@ -416,7 +391,7 @@ async fn export(
 
 fn report(partition: &PartitionListing, summary: &ExportSummary) {
     eprintln!(
-        "krabka-tier: {}-{}: {} record(s) from {} segment cop{}; left out: {} aborted and {} control batch(es), {} overlapping batch(es)",
+        "krabka-tier: {}-{}: {} record(s) from {} segment cop{}; left out: {} aborted and {} control batch(es), {} overlapping batch(es), {} batch(es) off the leader-epoch lineage",
         partition.topic,
         partition.partition,
         summary.records,
@@ -424,8 +399,23 @@ fn report(partition: &PartitionListing, summary: &ExportSummary) {
         if summary.segments == 1 { "y" } else { "ies" },
         summary.aborted_batches,
         summary.control_batches,
-        summary.overlapping_batches
+        summary.overlapping_batches,
+        summary.divergent_batches
     );
+    if summary.lineage.len() > 1 || summary.divergent_batches > 0 {
+        let lineage: Vec<String> = summary
+            .lineage
+            .iter()
+            .map(|(epoch, start)| format!("epoch {epoch} from {start}"))
+            .collect();
+        eprintln!(
+            "krabka-tier:   leader-epoch lineage: {}",
+            lineage.join(", ")
+        );
+    }
+    for notice in &summary.notices {
+        eprintln!("krabka-tier:   notice: {notice}");
+    }
     for (first, last) in &summary.gaps {
         eprintln!("krabka-tier:   gap: no segment holds offsets {first}..={last}");
     }

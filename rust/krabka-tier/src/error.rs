@@ -22,6 +22,9 @@ pub enum TierError {
     /// Writing the exported records failed.
     #[error("writing the export")]
     Output(#[source] std::io::Error),
+    /// A write-once archive could not be read to verify it.
+    #[error("verifying the archive")]
+    Verify(#[source] krabka_worm::VerifyError),
     /// No partition of the tier matches the selection.
     #[error("no partition of the tier matches {0}")]
     NoSuchPartition(String),

@@ -5,6 +5,7 @@ use {
     crate::{
         PartitionListing, SegmentListing, TierError,
         batches::{BatchStream, StreamProblem},
+        epochs::{EpochLineage, parse_leader_epoch_checkpoint},
     },
     krabka_kafka::{
         IndexType, LogOffset, TimestampMs,
@@ -78,7 +79,8 @@ pub struct ExportProblem {
 /// What an export did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ExportSummary {
-    /// Records written.
+    /// Records written (with [`export_partition_batches`]: the records of
+    /// the batches written).
     pub records: u64,
     /// Segment copies read.
     pub segments: u64,
@@ -89,6 +91,16 @@ pub struct ExportSummary {
     /// Batches left out because an earlier segment copy already exported
     /// their offsets (overlapping copies).
     pub overlapping_batches: u64,
+    /// Batches left out because they are off the leader-epoch lineage: a
+    /// copy from a leader whose records from that offset on were truncated
+    /// when a newer leader took over (the broker never served them).
+    pub divergent_batches: u64,
+    /// The leader-epoch lineage the copies were chosen by, `(epoch, start
+    /// offset)` in offset order.
+    pub lineage: Vec<(i32, LogOffset)>,
+    /// What the reader chose where segment copies overlap or diverge, one
+    /// line each (not problems: nothing readable was skipped).
+    pub notices: Vec<String>,
     /// Offset ranges `[first, last]` within the export that no segment
     /// holds.
     pub gaps: Vec<(LogOffset, LogOffset)>,
@@ -124,6 +136,68 @@ pub async fn export_partition(
     export_partition_observed(store, partition, range, sink, &mut |_, _| {}).await
 }
 
+/// Where an export writes.
+pub enum ExportSink<'s> {
+    /// Record by record.
+    Records(&'s mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>),
+    /// Whole record batches, their original bytes.
+    Batches(&'s mut dyn FnMut(&ExportedBatch<'_>) -> std::io::Result<()>),
+}
+
+impl std::fmt::Debug for ExportSink<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Records(_) => "ExportSink::Records",
+            Self::Batches(_) => "ExportSink::Batches",
+        })
+    }
+}
+
+/// One exported record batch: the bytes Kafka wrote, unchanged (a `.log`
+/// is such batches one after the other).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedBatch<'a> {
+    /// Topic name.
+    pub topic: &'a str,
+    /// Partition number.
+    pub partition: i32,
+    /// The batch's base offset.
+    pub base_offset: LogOffset,
+    /// The batch's last offset.
+    pub last_offset: LogOffset,
+    /// The number of records in it.
+    pub records: u32,
+    /// The batch, from its base offset field to its last byte.
+    pub bytes: &'a [u8],
+}
+
+/// Exports the record batches of `partition` that hold a record selected by
+/// `range`, whole and byte for byte, in offset order, to `sink`: the same
+/// choice of batches as [`export_partition`] (lineage, overlaps, committed
+/// only unless `range.uncommitted`, control batches never), without
+/// decoding records unless a bound cuts through a batch. A transaction
+/// commits or aborts its batches whole, so a written batch holds only
+/// committed records.
+///
+/// # Errors
+/// Those of [`export_partition`].
+pub async fn export_partition_batches(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    range: &ExportRange,
+    sink: &mut dyn FnMut(&ExportedBatch<'_>) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
+) -> Result<ExportSummary, TierError> {
+    export_to(
+        store,
+        partition,
+        range,
+        &mut ExportSink::Batches(sink),
+        progress,
+    )
+    .await
+}
+
 /// [`export_partition`], calling `progress` after each segment copy read
 /// with the copy and the summary so far (for progress lines of long runs).
 ///
@@ -136,18 +210,39 @@ pub async fn export_partition_observed(
     sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
     progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
 ) -> Result<ExportSummary, TierError> {
+    export_to(
+        store,
+        partition,
+        range,
+        &mut ExportSink::Records(sink),
+        progress,
+    )
+    .await
+}
+
+async fn export_to(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    range: &ExportRange,
+    sink: &mut ExportSink<'_>,
+    progress: &mut dyn FnMut(&SegmentListing, &ExportSummary),
+) -> Result<ExportSummary, TierError> {
     let mut summary = ExportSummary::default();
     let aborted = if range.uncommitted {
         Vec::new()
     } else {
         aborted_transactions(store, partition, &mut summary).await?
     };
+    let lineage = lineage(store, partition, &mut summary).await?;
+    summary.lineage = lineage.entries().collect();
     let mut export = Export {
         partition,
         range,
         aborted: &aborted,
+        lineage: &lineage,
         next: range.from_offset,
         summary,
+        copy: CopyNotes::default(),
     };
     for segment in &partition.segments {
         if range.to_offset.is_some_and(|to| segment.start_offset > to) {
@@ -162,6 +257,81 @@ pub async fn export_partition_observed(
     Ok(export.summary)
 }
 
+/// The partition's leader-epoch lineage, from each copy's
+/// `.leader_epoch_checkpoint` (the plugin uploads one with every segment),
+/// or from the batch headers of a copy without a readable one.
+async fn lineage(
+    store: &dyn ObjectStore,
+    partition: &PartitionListing,
+    summary: &mut ExportSummary,
+) -> Result<EpochLineage, TierError> {
+    let mut entries = Vec::new();
+    for segment in &partition.segments {
+        if let Some(key) = segment.file(IndexType::LeaderEpoch.suffix()) {
+            if let Some(bytes) = read_small(store, key).await? {
+                match parse_leader_epoch_checkpoint(&bytes) {
+                    Ok(found) => {
+                        entries.extend(found);
+                        continue;
+                    }
+                    Err(err) => summary.notices.push(format!(
+                        "{key}: {err}; the copy's epochs are taken from its batch headers"
+                    )),
+                }
+            }
+        }
+        let Some(log) = segment.log_key.as_deref() else {
+            continue;
+        };
+        entries.extend(batch_epochs(store, log).await?);
+    }
+    Ok(EpochLineage::from_entries(entries))
+}
+
+/// The first `(epoch, base offset)` of each leader epoch in a `.log`, from
+/// the batch headers (what can be framed; the export reports the rest).
+async fn batch_epochs(store: &dyn ObjectStore, key: &str) -> Result<Vec<(i32, i64)>, TierError> {
+    let mut batches = match BatchStream::open(store, key).await {
+        Ok(batches) => batches,
+        Err(TierError::Store {
+            source: object_store::Error::NotFound { .. },
+            ..
+        }) => return Ok(Vec::new()),
+        Err(err) => return Err(err),
+    };
+    let mut entries: Vec<(i32, i64)> = Vec::new();
+    loop {
+        match batches.next().await {
+            Ok(Some(raw)) => {
+                if let Some((epoch, base)) = raw.leader_epoch() {
+                    if entries.last().is_none_or(|&(e, _)| e != epoch) {
+                        entries.push((epoch, base));
+                    }
+                }
+            }
+            Ok(None) | Err(Ok(_)) => return Ok(entries),
+            Err(Err(err)) => return Err(err),
+        }
+    }
+}
+
+/// The whole object at `key`, `None` when it does not exist.
+async fn read_small(store: &dyn ObjectStore, key: &str) -> Result<Option<bytes::Bytes>, TierError> {
+    let bytes = match store.get(&Path::from(key)).await {
+        Ok(got) => got.bytes().await,
+        Err(err) => Err(err),
+    };
+    match bytes {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(source) => Err(TierError::Store {
+            operation: "read of",
+            key: key.to_owned(),
+            source,
+        }),
+    }
+}
+
 /// Every aborted transaction recorded in the partition's transaction
 /// indexes (a transaction can abort in a later segment than its records).
 async fn aborted_transactions(
@@ -174,20 +344,8 @@ async fn aborted_transactions(
         let Some(key) = segment.file(IndexType::Transaction.suffix()) else {
             continue;
         };
-        let bytes = match store.get(&Path::from(key)).await {
-            Ok(got) => got.bytes().await,
-            Err(err) => Err(err),
-        };
-        let bytes = match bytes {
-            Ok(bytes) => bytes,
-            Err(object_store::Error::NotFound { .. }) => continue,
-            Err(source) => {
-                return Err(TierError::Store {
-                    operation: "read of",
-                    key: key.to_owned(),
-                    source,
-                });
-            }
+        let Some(bytes) = read_small(store, key).await? else {
+            continue;
         };
         match parse_txn_index(&bytes) {
             Ok(entries) => aborted.extend_from_slice(entries),
@@ -214,9 +372,35 @@ struct Export<'e> {
     partition: &'e PartitionListing,
     range: &'e ExportRange,
     aborted: &'e [AbortedTxnIndexEntry],
+    lineage: &'e EpochLineage,
     /// The next offset expected: every earlier one was exported or passed.
     next: Option<LogOffset>,
     summary: ExportSummary,
+    /// What the copy being read overlapped or diverged in.
+    copy: CopyNotes,
+}
+
+/// Offsets of the current segment copy left out, for its notices.
+#[derive(Debug, Default)]
+struct CopyNotes {
+    /// `[first, last]` already exported from an earlier copy.
+    overlapped: Option<(LogOffset, LogOffset)>,
+    /// `[first, last]` off the lineage, and the epochs they were written in.
+    divergent: Option<(LogOffset, LogOffset, i32)>,
+}
+
+impl CopyNotes {
+    fn overlap(&mut self, first: LogOffset, last: LogOffset) {
+        let range = self.overlapped.get_or_insert((first, last));
+        range.0 = range.0.min(first);
+        range.1 = range.1.max(last);
+    }
+
+    fn diverge(&mut self, first: LogOffset, last: LogOffset, epoch: i32) {
+        let range = self.divergent.get_or_insert((first, last, epoch));
+        range.0 = range.0.min(first);
+        range.1 = range.1.max(last);
+    }
 }
 
 impl Export<'_> {
@@ -224,7 +408,7 @@ impl Export<'_> {
         &mut self,
         store: &dyn ObjectStore,
         segment: &SegmentListing,
-        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+        sink: &mut ExportSink<'_>,
     ) -> Result<Flow, TierError> {
         let Some(key) = segment.log_key.as_deref() else {
             self.problem(
@@ -236,6 +420,37 @@ impl Export<'_> {
             return Ok(Flow::Go);
         };
         self.summary.segments += 1;
+        self.copy = CopyNotes::default();
+        let flow = self.read_copy(store, key, sink).await;
+        self.note_copy(key);
+        flow
+    }
+
+    /// Notices for what the copy just read overlapped or diverged in.
+    fn note_copy(&mut self, key: &str) {
+        let notes = std::mem::take(&mut self.copy);
+        if let Some((first, last)) = notes.overlapped {
+            self.summary.notices.push(format!(
+                "{key}: offsets {first}..={last} overlap an earlier segment copy; each offset is exported once"
+            ));
+        }
+        if let Some((first, last, epoch)) = notes.divergent {
+            let served = self
+                .lineage
+                .epoch_at(first)
+                .map_or_else(|| "-".to_owned(), |e| e.to_string());
+            self.summary.notices.push(format!(
+                "{key}: offsets {first}..={last} (leader epoch {epoch}) are off the leader-epoch lineage (epoch {served} from offset {first}): left out, as the broker would serve another copy's"
+            ));
+        }
+    }
+
+    async fn read_copy(
+        &mut self,
+        store: &dyn ObjectStore,
+        key: &str,
+        sink: &mut ExportSink<'_>,
+    ) -> Result<Flow, TierError> {
         let mut batches = BatchStream::open(store, key).await?;
         loop {
             let raw = match batches.next().await {
@@ -275,7 +490,7 @@ impl Export<'_> {
         &mut self,
         key: &str,
         batch: &RecordBatch<'_>,
-        sink: &mut dyn FnMut(&ExportedRecord<'_>) -> std::io::Result<()>,
+        sink: &mut ExportSink<'_>,
     ) -> Result<Flow, TierError> {
         if self
             .range
@@ -291,8 +506,21 @@ impl Export<'_> {
         {
             return Ok(Flow::Go);
         }
+        if !self
+            .lineage
+            .serves(batch.partition_leader_epoch(), batch.base_offset())
+        {
+            self.summary.divergent_batches += 1;
+            self.copy.diverge(
+                batch.base_offset(),
+                batch.last_offset(),
+                batch.partition_leader_epoch(),
+            );
+            return Ok(Flow::Go);
+        }
         if self.next.is_some_and(|next| batch.last_offset() < next) {
             self.summary.overlapping_batches += 1;
+            self.copy.overlap(batch.base_offset(), batch.last_offset());
             return Ok(Flow::Go);
         }
         if let Some(next) = self.next {
@@ -310,6 +538,12 @@ impl Export<'_> {
             self.summary.aborted_batches += 1;
             return Ok(Flow::Go);
         }
+        let sink = match sink {
+            ExportSink::Records(sink) => sink,
+            ExportSink::Batches(sink) => {
+                return self.export_whole(key, batch, already, &mut **sink);
+            }
+        };
         let records = match batch.records() {
             Ok(records) => records,
             Err(err) => {
@@ -357,6 +591,70 @@ impl Export<'_> {
             sink(&exported).map_err(TierError::Output)?;
             self.summary.records += 1;
         }
+        Ok(Flow::Go)
+    }
+
+    /// Writes `batch` whole when it holds a selected record.
+    fn export_whole(
+        &mut self,
+        key: &str,
+        batch: &RecordBatch<'_>,
+        already: Option<LogOffset>,
+        sink: &mut dyn FnMut(&ExportedBatch<'_>) -> std::io::Result<()>,
+    ) -> Result<Flow, TierError> {
+        let inside = self
+            .range
+            .from_offset
+            .is_none_or(|f| batch.base_offset() >= f)
+            && self
+                .range
+                .to_offset
+                .is_none_or(|t| batch.last_offset() <= t)
+            && self.range.from_timestamp.is_none()
+            && self.range.to_timestamp.is_none()
+            && already.is_none_or(|next| batch.base_offset() >= next);
+        if !inside {
+            let selected = match batch.records() {
+                Ok(records) => (&records).into_iter().any(|record| {
+                    record.is_ok_and(|r| {
+                        already.is_none_or(|next| r.offset() >= next)
+                            && self.range.offset_in(r.offset())
+                            && self.range.timestamp_in(r.timestamp())
+                    })
+                }),
+                Err(err) => {
+                    let detail = format!("{err}; the batch is skipped");
+                    self.problem(
+                        key,
+                        Some(batch.position() as u64),
+                        Some(batch.base_offset()),
+                        &detail,
+                    );
+                    return Ok(Flow::Go);
+                }
+            };
+            if !selected {
+                return Ok(Flow::Go);
+            }
+            if let Some(next) = already.filter(|&next| batch.base_offset() < next) {
+                self.summary.notices.push(format!(
+                    "{key}: the batch at offset {} repeats offsets {}..={} written from an earlier copy (a batch is written whole)",
+                    batch.base_offset(),
+                    batch.base_offset(),
+                    next - 1
+                ));
+            }
+        }
+        let exported = ExportedBatch {
+            topic: &self.partition.topic,
+            partition: self.partition.partition,
+            base_offset: batch.base_offset(),
+            last_offset: batch.last_offset(),
+            records: batch.records_count(),
+            bytes: batch.as_bytes(),
+        };
+        sink(&exported).map_err(TierError::Output)?;
+        self.summary.records += u64::from(batch.records_count());
         Ok(Flow::Go)
     }
 

@@ -10,19 +10,29 @@
 
 #![forbid(unsafe_code)]
 
+mod authenticate;
 mod batches;
+mod epochs;
 mod error;
 mod export;
+mod feed;
 mod listing;
+mod log_file;
 mod record_json;
+mod source;
 
 pub use {
-    batches::BatchStream,
+    authenticate::{Authenticity, authenticate_partition, trusted_keys},
+    batches::{BatchStream, RawBatch, StreamProblem},
+    epochs::{CheckpointError, EpochLineage, parse_leader_epoch_checkpoint},
     error::TierError,
     export::{
-        ExportProblem, ExportRange, ExportSummary, ExportedRecord, export_partition,
-        export_partition_observed,
+        ExportProblem, ExportRange, ExportSink, ExportSummary, ExportedBatch, ExportedRecord,
+        export_partition, export_partition_batches, export_partition_observed,
     },
+    feed::{CHUNK_END, CHUNK_RECORDS, FeedError, RecordFeed, ReplaySource, replay_source_help},
     listing::{PartitionListing, SegmentListing, list_tier},
+    log_file::export_log_file,
     record_json::{ValueEncoding, record_json},
+    source::Source,
 };

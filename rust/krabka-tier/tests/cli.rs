@@ -150,3 +150,37 @@ fn progress_lines_come_only_when_asked() {
         "{err}"
     );
 }
+
+#[test]
+fn export_format_raw_writes_a_log_file_per_partition() {
+    let log = fixture_log();
+    let root = tier(&log);
+    let local = root.path().to_str().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let (code, stdout, err) = run(&[
+        "export",
+        "--local",
+        local,
+        "--topic",
+        "orders",
+        "--format",
+        "raw",
+        "--output-dir",
+        dir,
+    ]);
+    // The fixture has offsets no batch holds (compacted away): exit 2.
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("gap: no segment holds offsets"), "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    let file = out.path().join("orders-2").join(format!("{:020}.log", 100));
+    assert!(err.contains(&format!("wrote {}", file.display())), "{err}");
+    // The fixture holds committed, non-control batches only: the file is
+    // the log, byte for byte.
+    assert_eq!(fs::read(&file).unwrap(), log);
+    let (code, _, err) = run(&[
+        "export", "--local", local, "--topic", "orders", "--format", "raw",
+    ]);
+    assert_eq!(code, 64, "{err}");
+    assert!(err.contains("--output-dir"), "{err}");
+}

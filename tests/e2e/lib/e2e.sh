@@ -73,8 +73,10 @@ e2e_rsm_fragment() {
 }
 
 # Runs the test client: e2e_client <steps> --bootstrap ... (see io.krabka.e2e.E2e).
+# E2E_CLIENT_OPTS: more JVM options (-De2e.records=N for benchmarks).
 e2e_client() {
-  java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  # shellcheck disable=SC2086
+  java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CLIENT_OPTS:-} \
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties" \
     -De2e.log.file="$E2E_WORK/client.log" \
     -cp "$E2E_CLIENT_CLASSES:$KAFKA_HOME/libs/*" io.krabka.e2e.E2e "$@"

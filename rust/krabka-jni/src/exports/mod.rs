@@ -1,5 +1,6 @@
-//! The native methods of `io.krabka.remote.storage.NativeBridge`, and the
-//! one of `io.krabka.remote.storage.WormVerify` (the verifier jar).
+//! The native methods of `io.krabka.remote.storage.NativeBridge`, the one
+//! of `io.krabka.remote.storage.WormVerify` (the verifier jar) and those of
+//! `io.krabka.remote.storage.TierReplay` (the replay jar).
 //!
 //! Each function only decodes its arguments, calls the Rust manager and
 //! encodes the result, inside [`crate::boundary::call`].
@@ -7,8 +8,9 @@
 // Every JNI export needs `#[unsafe(no_mangle)]` so the JVM finds it by its
 // mangled name; that attribute is the only unsafe code in these modules. Its
 // obligation (no other symbol of the same name) holds because every name
-// starts with `Java_io_krabka_remote_storage_NativeBridge_` or
-// `Java_io_krabka_remote_storage_WormVerify_`.
+// starts with `Java_io_krabka_remote_storage_NativeBridge_`,
+// `Java_io_krabka_remote_storage_WormVerify_` or
+// `Java_io_krabka_remote_storage_TierReplay_`.
 #![allow(unsafe_code)]
 
 mod diagnostics;
@@ -19,6 +21,7 @@ mod rsm;
 mod stream;
 #[cfg(feature = "panic-injection")]
 mod test_hooks;
+mod tier_replay;
 mod worm_verify;
 
 use {

@@ -15,7 +15,11 @@ import java.util.Map;
  *   produce                      the topic's known records
  *   wait-tiered --tier SPEC      until closed segments are in the tier and deleted locally
  *   offsets                      checks ListOffsets earliest (0), earliest-local, latest-tiered, latest
- *   verify                       consumes from offset 0 (both isolation levels) and compares every record
+ *   verify [--record-dir DIR]    consumes from offset 0 (both isolation levels) and compares every record;
+ *                                with DIR, writes the committed records read to DIR/&lt;topic&gt;.tsv (Recorded)
+ *   create-plain                 topic without remote storage (a replay target)
+ *   verify-replayed --record-dir DIR  read_committed from offset 0: every record (key, value, headers,
+ *                                timestamp) is the next of DIR/&lt;topic&gt;.tsv, and no more
  *   delete-records --tier SPEC   deleteRecords, then remote segments below the cut must be gone; verifies the rest
  *   retention --tier SPEC        retention.ms=1000, then no remote segment may remain
  *   retention-archived --tier SPEC  write-once archive: retention.ms=1000 expires every remote segment in
@@ -81,7 +85,10 @@ public final class E2e {
             case "produce" -> steps.produce();
             case "wait-tiered" -> steps.waitTiered(tier(opts), Integer.parseInt(opts.getOrDefault("timeout", "180")));
             case "offsets" -> steps.checkOffsets(0);
-            case "verify" -> steps.verify(0);
+            case "verify" -> steps.verify(0, opts.get("record-dir"));
+            case "create-plain" -> steps.createPlain();
+            case "verify-replayed" -> Recorded.verifyReplayed(need(opts, "bootstrap"), steps.topic(),
+                    need(opts, "record-dir"));
             case "delete-records" -> steps.verify((int) steps.deleteRecords(tier(opts)));
             case "retention" -> steps.retention(tier(opts));
             case "retention-archived" -> steps.retentionArchived(tier(opts));

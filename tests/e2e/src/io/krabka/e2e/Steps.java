@@ -207,13 +207,29 @@ final class Steps {
 
     /** Consumes from the first offset with both isolation levels and compares every record. */
     void verify(int fromRecord) throws Exception {
-        verify(fromRecord, "read_uncommitted");
-        if (workload.kind == Workload.Kind.TXN) {
-            verify(fromRecord, "read_committed");
+        verify(fromRecord, null);
+    }
+
+    /**
+     * {@link #verify(int)}, also writing the committed records read to {@code recordDir} ({@link Recorded}),
+     * when not null.
+     */
+    void verify(int fromRecord, String recordDir) throws Exception {
+        boolean txn = workload.kind == Workload.Kind.TXN;
+        verify(fromRecord, "read_uncommitted", txn ? null : recordDir);
+        if (txn) {
+            verify(fromRecord, "read_committed", recordDir);
         }
     }
 
-    private void verify(int fromRecord, String isolation) throws Exception {
+    /** Creates the topic without remote storage (a replay target). */
+    void createPlain() throws Exception {
+        admin.createTopics(List.of(new NewTopic(workload.topic, 1, (short) 1))).all().get();
+        say("created topic " + workload.topic + " (no remote storage)");
+    }
+
+    private void verify(int fromRecord, String isolation, String recordDir) throws Exception {
+        List<String> recorded = new ArrayList<>();
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -242,6 +258,9 @@ final class Steps {
                     }
                     int i = expected.get(seen);
                     check(r, i, isolation);
+                    if (recordDir != null) {
+                        recorded.add(Recorded.line(r));
+                    }
                     if (firstOffset < 0) {
                         firstOffset = r.offset();
                     }
@@ -259,6 +278,9 @@ final class Steps {
         }
         say(String.format("read back %d records of %s at offsets %d..%d (%s) in %.1fs: every record matches",
                 seen, workload.topic, firstOffset, lastOffset, isolation, (System.nanoTime() - started) / 1e9));
+        if (recordDir != null) {
+            Recorded.write(recordDir, workload.topic, recorded);
+        }
     }
 
     private void check(ConsumerRecord<byte[], byte[]> r, int i, String isolation) throws Mismatch {

@@ -43,8 +43,10 @@ final class Workload {
         return new Workload(topic, Kind.valueOf(kind.toUpperCase(java.util.Locale.ROOT)));
     }
 
+    /** The records of the topic: the kind's count, or {@code -De2e.records=N} (benchmarks; whole transactions). */
     int records() {
-        return kind.records;
+        int records = Integer.getInteger("e2e.records", kind.records);
+        return kind == Kind.TXN ? records / TXN_SIZE * TXN_SIZE : records;
     }
 
     /** Whether record {@code i} is written in an aborted transaction. */
