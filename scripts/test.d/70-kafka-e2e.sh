@@ -73,7 +73,7 @@ fi
 
 scenarios=()
 for kafka in newest oldest; do
-  [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka no")
+  [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka yes")
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")

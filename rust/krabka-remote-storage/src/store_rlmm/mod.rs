@@ -77,14 +77,14 @@ mod tests;
 
 use {
     self::{history::History, partition::PartitionState},
-    crate::cache::RemoteLogMetadataCache,
+    crate::{cache::RemoteLogMetadataCache, store_bridge::spi_error},
     krabka_ids::LeaderEpoch,
     krabka_kafka::{
         MetadataEvent, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata, RemoteStorageError, Result,
         TopicIdPartition,
     },
-    krabka_object_store::store::StoreHandle,
+    krabka_object_store::{ObjectStoreConfig, store::StoreHandle},
     std::{
         collections::{HashMap, HashSet},
         fmt,
@@ -177,6 +177,15 @@ impl StoreRemoteLogMetadataManager {
             partitions: Arc::default(),
             leaders: Arc::default(),
         }
+    }
+
+    /// A manager over the store `store` describes.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] when no store can be built from it.
+    pub fn from_config(store: &ObjectStoreConfig, config: StoreRlmmConfig) -> Result<Self> {
+        let handle = StoreHandle::from_config(store).map_err(spi_error)?;
+        Ok(Self::new(handle, config))
     }
 
     /// The settings.
