@@ -4,7 +4,8 @@
 # tiered and gone from the broker's local disk, reads them back from offset 0 (so from the remote tier)
 # and compares every record, then stops the broker. Prints what happened in a few lines.
 #   scripts/run-demo.sh
-# KRABKA_DEMO_RLMM=krabka uses our in-memory metadata manager instead of Kafka's TopicBased one.
+# The metadata manager is ours, durable, keeping its history in the tier directory (no Kafka topic);
+# KRABKA_DEMO_RLMM=topic-based uses Kafka's TopicBased one instead.
 # E2E_PLUGIN_JAR=<jar> uses a jar built elsewhere; E2E_RSM=kafka-local runs the same demo with Apache
 # Kafka's own LocalTieredStorage.
 set -euo pipefail
@@ -34,13 +35,16 @@ trap e2e_cleanup EXIT
 export E2E_RF=1 E2E_TIER_DIR="$E2E_WORK/tier"
 
 node="$E2E_WORK/broker"
-rlmm="${KRABKA_DEMO_RLMM:-topic-based}"
+rlmm_default=topic-based
+[[ $E2E_RSM == krabka ]] && rlmm_default=krabka # ours needs our jar
+rlmm="${KRABKA_DEMO_RLMM:-$rlmm_default}"
 node_config "$node" 1 broker,controller self tests/e2e/config/broker-test.properties \
   "$(e2e_rsm_fragment filesystem)" "tests/e2e/config/rlmm-$rlmm.properties"
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 rsm_class=$(grep '^remote.log.storage.manager.class.name=' "$node/server.properties" | cut -d= -f2)
-echo "Kafka $KAFKA_VERSION broker on $(node_bootstrap "$node") with $rsm_class, tier ${E2E_TIER_DIR#"$PWD/"}"
+rlmm_class=$(grep '^remote.log.metadata.manager.class.name=' "$node/server.properties" | cut -d= -f2)
+echo "Kafka $KAFKA_VERSION broker on $(node_bootstrap "$node") with $rsm_class and $rlmm_class, tier ${E2E_TIER_DIR#"$PWD/"}"
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$(node_bootstrap "$node")" \
   --topics demo:plain --tier "fs:$E2E_TIER_DIR"
 echo "  in the tier: $(find "$E2E_TIER_DIR" -name '*.log' | wc -l) segments, e.g. $(find "$E2E_TIER_DIR" -name '*.log' | sort | sed -n 1p | sed "s|$E2E_TIER_DIR/||")"

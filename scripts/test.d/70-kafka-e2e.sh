@@ -4,7 +4,7 @@
 # classpath. Scenarios (tests/e2e/*.sh):
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
-#   newest: filesystem tier + our RLMM (with the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
+#   newest: filesystem tier + our durable RLMM with a restart (and the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
 #           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2; the two
 #           restart scenarios also read the tier while the broker is down: krabka-tier export, and replay
 #           into a second cluster (tests/e2e/lib/tier-read.sh)
@@ -12,7 +12,7 @@
 #           io.krabka.native.* logger, with no secret;
 #           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
-#   oldest: filesystem + our RLMM (metrics checked); filesystem + TopicBased with a restart; two brokers with RF 2
+#   oldest: filesystem + our durable RLMM with a restart (metrics checked); filesystem + TopicBased with a restart; two brokers with RF 2
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
 # (scenarios that need our classes are skipped). KRABKA_E2E_ONLY=<glob> selects scenarios by name.
 set -euo pipefail
@@ -91,7 +91,7 @@ fi
 scenarios=()
 for kafka in newest oldest; do
   # Arguments of single-node.sh: tier, metadata manager, restart, metrics (Prometheus agent), tier-read.
-  [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka no yes")
+  [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka yes yes")
   # tier-read (krabka-tier export and replay, broker stopped) on the newest only: it adds a cluster start.
   tier_read=no; [[ $kafka == newest && $rsm == krabka ]] && tier_read=yes
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")

@@ -32,7 +32,7 @@ node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
   "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3.properties" \
-  "$E2E_ROOT/tests/e2e/config/rlmm-krabka.properties" "$no_retries"
+  "$E2E_ROOT/tests/e2e/config/rlmm-krabka-memory.properties" "$no_retries"
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 log="$node/logs/server.log"

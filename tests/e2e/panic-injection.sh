@@ -33,7 +33,7 @@ node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
   "$E2E_ROOT/tests/e2e/config/rsm-krabka-filesystem.properties" \
-  "$E2E_ROOT/tests/e2e/config/rlmm-krabka.properties"
+  "$E2E_ROOT/tests/e2e/config/rlmm-krabka-memory.properties"
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")

@@ -78,6 +78,14 @@ if [[ $restart == yes ]]; then
   e2e_client offsets,verify --bootstrap "$bootstrap" --topics "$topics"
 fi
 
+if [[ $rlmm == krabka ]]; then
+  # Our manager keeps metadata with the data: the broker must not have made Kafka's metadata topic.
+  metadata_topic=$(find "$node/data" -maxdepth 1 -name '__remote_log_metadata-*' | wc -l)
+  (( metadata_topic == 0 )) || { echo "FAIL: the cluster has a __remote_log_metadata topic" >&2; exit 1; }
+  [[ -n $(find "$E2E_TIER_DIR/remote-log-metadata" -path '*/log/*' -type f) ]] \
+    || { echo "FAIL: no metadata record in the tier directory" >&2; exit 1; }
+fi
+
 e2e_client delete-records,retention --bootstrap "$bootstrap" --topics e2e-plain:plain --tier "$tier_spec" "${s3[@]}"
 if [[ $metrics == yes ]]; then
   python3 "$E2E_ROOT/tests/e2e/lib/metrics.py" deletes "$metrics_url" "$segments_before" "$E2E_TIER_DIR"

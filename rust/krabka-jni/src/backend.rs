@@ -1,11 +1,16 @@
 //! Builds the Rust managers the adapters drive.
 
 use {
-    crate::{config::BackendConfig, copy::Copier, error::BridgeError},
+    crate::{
+        config::{BackendConfig, MetadataConfig},
+        copy::Copier,
+        error::BridgeError,
+    },
     krabka_remote_storage::{
         CancellationToken, CustomMetadata, DeleteOutcome, InmemoryRemoteLogMetadataManager,
         LocalTieredStorage, LogSegmentData, MeteredStorage, RemoteLogMetadataManager,
-        RemoteLogSegmentMetadata, RemoteStorageManager, Result, S3RemoteStorage, TierMetrics,
+        RemoteLogSegmentMetadata, RemoteStorageManager, Result, S3RemoteStorage,
+        StoreRemoteLogMetadataManager, TierMetrics,
         WormRemoteStorage,
     },
     std::sync::Arc,
@@ -135,10 +140,23 @@ fn holds_archive(tier: &S3RemoteStorage) -> bool {
     })
 }
 
-/// A new, empty in-memory metadata manager.
-#[must_use]
-pub fn open_metadata_manager() -> Arc<dyn RemoteLogMetadataManager> {
-    Arc::new(InmemoryRemoteLogMetadataManager::new())
+/// The metadata manager `config` describes: the durable one over its
+/// store, or the in-memory one (warning loudly about partitions it knows
+/// nothing of, as after a restart).
+///
+/// # Errors
+/// The store's error when no store can be built from the configuration.
+pub fn open_metadata_manager(
+    config: MetadataConfig,
+) -> Result<Arc<dyn RemoteLogMetadataManager>, BridgeError> {
+    Ok(match config {
+        MetadataConfig::Store { store, settings } => Arc::new(
+            StoreRemoteLogMetadataManager::from_config(&store, settings)?,
+        ),
+        MetadataConfig::InMemory => {
+            Arc::new(InmemoryRemoteLogMetadataManager::new().warning_on_unknown_partitions())
+        }
+    })
 }
 
 #[cfg(test)]

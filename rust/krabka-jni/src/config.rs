@@ -1,5 +1,5 @@
-//! The plugins' configuration: the one table of keys, and the storage
-//! manager's parser.
+//! The plugins' configuration: the one table of keys, the storage
+//! manager's parser and the metadata manager's ([`parse_metadata`]).
 //!
 //! [`keys`] defines every `rsm.config.*` and `rlmm.config.*` key once: name,
 //! type, default, valid values, importance, who reads it, documentation.
@@ -19,12 +19,16 @@
 
 mod error;
 pub mod keys;
+mod metadata;
 pub mod render;
 mod settings;
 
-pub use error::ConfigError;
+pub use {
+    error::ConfigError,
+    metadata::{MetadataConfig, parse_metadata},
+};
 use {
-    keys::ConfigKey,
+    keys::{ConfigKey, Plugin},
     krabka_object_store::S3ServerSideEncryption,
     krabka_object_store::{ObjectStoreConfigError, S3Credentials, Secret},
     krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
@@ -66,7 +70,7 @@ pub enum BackendConfig {
 /// # Errors
 /// [`ConfigError`] naming the first bad key.
 pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, ConfigError> {
-    let settings = Settings::check(entries)?;
+    let settings = Settings::check(Plugin::StorageManager, entries)?;
     let backend = settings.text(ConfigKey::Backend);
     if backend == Some("filesystem") && settings.flag(ConfigKey::WormEnabled) {
         return Err(ConfigError::refused(

@@ -120,6 +120,19 @@ pub enum RemoteStorageError {
     /// The operation was cancelled by its caller before it finished.
     #[error("operation cancelled: {0}")]
     Cancelled(String),
+    /// Another writer extended a partition's metadata history first: the
+    /// record this call meant to write at `sequence` lost the create-only
+    /// race, nothing of it was kept, and the manager re-read the history.
+    /// Retrying decides again against the new state.
+    #[error(
+        "fenced: metadata record {sequence} of {partition} was written by another broker first; the history was re-read"
+    )]
+    Fenced {
+        /// The partition whose history moved on.
+        partition: String,
+        /// The position the lost record was meant for.
+        sequence: u64,
+    },
 }
 
 /// What a caller should do about a [`RemoteStorageError`].
@@ -154,7 +167,9 @@ impl RemoteStorageError {
             | Self::InvalidSegmentTransition { .. }
             | Self::InvalidPartitionDeleteTransition { .. } => ErrorClass::InvalidInput,
             Self::Corrupt { .. } | Self::Integrity { .. } => ErrorClass::Integrity,
-            Self::Retryable { .. } | Self::Cancelled(_) => ErrorClass::Retryable,
+            Self::Retryable { .. } | Self::Cancelled(_) | Self::Fenced { .. } => {
+                ErrorClass::Retryable
+            }
             Self::Refused(_) => ErrorClass::Refused,
             Self::Io { source, .. } => match source.kind() {
                 io::ErrorKind::NotFound => ErrorClass::NotFound,

@@ -61,8 +61,8 @@
 mod batch;
 mod compression;
 mod control;
-mod corruption;
-mod cursor;
+pub(crate) mod corruption;
+pub(crate) mod cursor;
 mod entries;
 mod lookup;
 mod offset;

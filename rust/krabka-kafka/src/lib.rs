@@ -16,6 +16,9 @@
 //!   what a caller does about it ([`ErrorClass`]).
 //! - The key codec ([`partition_dir_name`], [`segment_file_name`] and their
 //!   parsers, [`kafka_uuid`]): the layout of Kafka's own `LocalTieredStorage`.
+//! - The byte format of a durable metadata manager's history
+//!   ([`MetadataRecord`], [`MetadataSnapshot`], [`encode_record`],
+//!   [`decode_record`] and the snapshot pair): small, versioned, capped.
 //! - [`index`]: zero-copy decoders of offset, time and transaction indexes
 //!   and of v2 record batches, for bytes nobody vouches for.
 //!
@@ -29,6 +32,7 @@ mod codec;
 mod error;
 pub mod index;
 mod metadata;
+mod metadata_log;
 mod metadata_manager;
 mod storage_manager;
 
@@ -45,6 +49,11 @@ pub use {
         CustomMetadata, RemoteLogSegmentDetails, RemoteLogSegmentId, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState, RemotePartitionDeleteMetadata,
         RemotePartitionDeleteState, TopicIdPartition,
+    },
+    metadata_log::{
+        MAX_CUSTOM_METADATA_BYTES, MAX_EPOCHS_PER_SEGMENT, MAX_RECORD_BYTES, MAX_SNAPSHOT_BYTES,
+        METADATA_LOG_VERSION, MetadataEvent, MetadataRecord, MetadataSnapshot, decode_record,
+        decode_snapshot, encode_record, encode_snapshot,
     },
     metadata_manager::RemoteLogMetadataManager,
     storage_manager::{

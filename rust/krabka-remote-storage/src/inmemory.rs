@@ -11,7 +11,7 @@ use {
     std::{
         collections::{BTreeMap, BTreeSet},
         fmt,
-        sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard},
+        sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard},
     },
 };
 
@@ -92,6 +92,9 @@ type SharedCache = Arc<RwLock<RemoteLogMetadataCache>>;
 pub struct InmemoryRemoteLogMetadataManager {
     /// Every partition the manager has heard of, by `(topic id, partition)`.
     partitions: RwLock<BTreeMap<TopicIdPartition, SharedCache>>,
+    /// With [`Self::warning_on_unknown_partitions`]: the partitions already
+    /// warned about.
+    warned: Option<Mutex<BTreeSet<TopicIdPartition>>>,
 }
 
 impl fmt::Debug for InmemoryRemoteLogMetadataManager {
@@ -107,6 +110,16 @@ impl InmemoryRemoteLogMetadataManager {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The same manager, logging a WARN the first time it is asked about a
+    /// partition it holds nothing for: in a broker, after a restart, that is
+    /// a partition whose tiered data this manager forgot (it would otherwise
+    /// look empty, silently).
+    #[must_use]
+    pub fn warning_on_unknown_partitions(mut self) -> Self {
+        self.warned = Some(Mutex::default());
+        self
     }
 
     /// A snapshot of every partition that holds segments or a delete state,
@@ -188,9 +201,33 @@ impl InmemoryRemoteLogMetadataManager {
         partition: &TopicIdPartition,
         query: impl FnOnce(&RemoteLogMetadataCache) -> T,
     ) -> T {
-        self.cache(partition)
-            .map(|cache| query(&read(&cache)))
-            .unwrap_or_default()
+        match self.cache(partition) {
+            Some(cache) => query(&read(&cache)),
+            None => {
+                self.warn_unknown(partition);
+                T::default()
+            }
+        }
+    }
+
+    /// The WARN of [`Self::warning_on_unknown_partitions`], once per
+    /// partition.
+    fn warn_unknown(&self, partition: &TopicIdPartition) {
+        let Some(warned) = &self.warned else {
+            return;
+        };
+        let first = warned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(partition.clone());
+        if first {
+            tracing::warn!(
+                %partition,
+                "the in-memory remote log metadata manager holds nothing for this partition: if \
+                 the broker restarted, every segment tiered before is forgotten and unreadable \
+                 (use rlmm.config.metadata.manager=store for durable metadata)"
+            );
+        }
     }
 }
 

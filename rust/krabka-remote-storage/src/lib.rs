@@ -10,7 +10,7 @@
 //! | Store layer | `krabka-object-store` | Typed S3 / GCS / local configuration ([`S3Config`], [`GcsConfig`], [`ObjectStoreConfig`]) and [`store`]: the runtime, streaming uploads (single PUT or multipart, create-only, hashed in the same pass), ranged readers, deletes, error classes and bucket probes. Knows neither the SPI nor the archive. |
 //! | Archive format | `krabka-worm` | Signed, hash-chained segment manifests ([`SegmentManifest`], [`ManifestSigner`], [`ChainWalk`]), chain seals ([`seal_key`]) and the offline verifier ([`verify_archive`]). |
 //! | Diskless | `krabka-diskless` | Codecs of diskless topics: WAL objects, WAL index records, captures ([`diskless`]). |
-//! | Tiers | this crate | [`LocalTieredStorage`] (filesystem), [`S3RemoteStorage`] (plain object-store tier), [`WormRemoteStorage`] (the write-once archive), [`InmemoryRemoteLogMetadataManager`] (with snapshots in [`dump`]), [`RemoteIndexCache`]. |
+//! | Tiers | this crate | [`LocalTieredStorage`] (filesystem), [`S3RemoteStorage`] (plain object-store tier), [`WormRemoteStorage`] (the write-once archive), [`InmemoryRemoteLogMetadataManager`] (with snapshots in [`dump`]), [`StoreRemoteLogMetadataManager`] (durable, in the tier's store), [`RemoteIndexCache`]. |
 //!
 //! ## Modules
 //!
@@ -106,6 +106,7 @@ mod object_tier;
 mod seed_entry_points;
 mod segment_keys;
 mod store_bridge;
+mod store_rlmm;
 #[cfg(test)]
 #[allow(dead_code)] // shared with the integration tests; each uses a part
 #[path = "../tests/support/metadata.rs"]
@@ -167,4 +168,8 @@ pub use {
     local::LocalTieredStorage,
     metrics::{MeteredStorage, TierMetrics},
     object_tier::S3RemoteStorage,
+    store_rlmm::{
+        DEFAULT_POLL_INTERVAL, DEFAULT_RLMM_ROOT, DEFAULT_SNAPSHOT_EVERY,
+        StoreRemoteLogMetadataManager, StoreRlmmConfig,
+    },
 };

@@ -98,6 +98,14 @@ pub enum ConfigKey {
     WormAllowPlainOnArchive,
     /// `native.library.path`.
     NativeLibraryPath,
+    /// `metadata.manager`.
+    MetadataManager,
+    /// `metadata.memory.loss.on.restart.accepted`.
+    MetadataMemoryLossOnRestartAccepted,
+    /// `metadata.snapshot.every.records`.
+    MetadataSnapshotEveryRecords,
+    /// `metadata.poll.interval.ms`.
+    MetadataPollIntervalMs,
 }
 
 /// Everything the table says about one key.
@@ -198,6 +206,8 @@ pub enum Scope {
     StorageManager,
     /// The storage manager and the metadata manager (`rlmm.config.*`).
     BothPlugins,
+    /// Only the metadata manager (`rlmm.config.*`).
+    MetadataManager,
 }
 
 /// Who reads a key's value.
@@ -296,7 +306,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 33] = [
+    pub const ALL: [Self; 37] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -330,6 +340,10 @@ impl ConfigKey {
         Self::WormTrustedKeys,
         Self::WormAllowPlainOnArchive,
         Self::NativeLibraryPath,
+        Self::MetadataManager,
+        Self::MetadataMemoryLossOnRestartAccepted,
+        Self::MetadataSnapshotEveryRecords,
+        Self::MetadataPollIntervalMs,
     ];
 
     /// The table row of this key.
@@ -339,6 +353,36 @@ impl ConfigKey {
         let (kind, importance, doc) = self.row();
         let (scope, reader) = match self {
             Self::NativeLibraryPath => (Scope::BothPlugins, Reader::Loader),
+            // Where the store is: the metadata manager keeps its history in
+            // the same store as the tier, so it takes the same keys.
+            Self::Backend
+            | Self::FilesystemRoot
+            | Self::Prefix
+            | Self::S3Bucket
+            | Self::S3Region
+            | Self::S3Endpoint
+            | Self::S3PathStyle
+            | Self::S3AllowHttp
+            | Self::S3AccessKeyId
+            | Self::S3SecretAccessKey
+            | Self::S3SessionToken
+            | Self::S3StorageClass
+            | Self::S3ServerSideEncryption
+            | Self::S3SseKmsKeyId
+            | Self::GcsBucket
+            | Self::GcsEndpoint
+            | Self::GcsAllowHttp
+            | Self::GcsServiceAccountPath
+            | Self::GcsServiceAccountKey
+            | Self::GcsApplicationCredentialsPath
+            | Self::MaxRetries
+            | Self::RetryTimeoutMs
+            | Self::RequestTimeoutMs
+            | Self::ConnectTimeoutMs => (Scope::BothPlugins, Reader::Native),
+            Self::MetadataManager
+            | Self::MetadataMemoryLossOnRestartAccepted
+            | Self::MetadataSnapshotEveryRecords
+            | Self::MetadataPollIntervalMs => (Scope::MetadataManager, Reader::Native),
             _ => (Scope::StorageManager, Reader::Native),
         };
         KeySpec {
@@ -387,6 +431,49 @@ impl ConfigKey {
             | Self::WormWriteOnly
             | Self::WormTrustedKeys
             | Self::WormAllowPlainOnArchive => self.worm_row(),
+            Self::MetadataManager
+            | Self::MetadataMemoryLossOnRestartAccepted
+            | Self::MetadataSnapshotEveryRecords
+            | Self::MetadataPollIntervalMs => self.metadata_row(),
+        }
+    }
+
+    /// Rows of the metadata manager's own keys.
+    const fn metadata_row(self) -> Row {
+        use Importance::{High, Low, Medium};
+        match self {
+            Self::MetadataManager => (
+                Kind::Text {
+                    default: Some("store"),
+                    rule: TextRule::OneOf(&["store", "memory"]),
+                },
+                High,
+                "Where remote log metadata lives: <code>store</code> (durable, in the store the \
+                 backend keys name, beside the tier's data; see docs/metadata.md) or \
+                 <code>memory</code> (broker memory only, for tests: after a restart tiered data \
+                 is unreadable; refused unless metadata.memory.loss.on.restart.accepted is true).",
+            ),
+            Self::MetadataMemoryLossOnRestartAccepted => boolean(
+                Medium,
+                "Accept that metadata.manager=memory loses every tiered segment's metadata on a \
+                 broker restart (tests only).",
+            ),
+            Self::MetadataSnapshotEveryRecords => long(
+                32,
+                AT_LEAST_ONE,
+                Low,
+                "Metadata records between two snapshots of a partition: the longest tail a \
+                 restarted broker replays.",
+            ),
+            Self::MetadataPollIntervalMs => long(
+                1000,
+                Range { min: 0, max: None },
+                Low,
+                "The longest a follower waits before it reads what a leader wrote, in milliseconds; a \
+                 question it cannot answer reads the store at once.",
+            ),
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
         }
     }
 
@@ -669,6 +756,10 @@ impl ConfigKey {
             Self::WormTrustedKeys => "worm.trusted.keys",
             Self::WormAllowPlainOnArchive => "worm.allow.plain.on.archive",
             Self::NativeLibraryPath => "native.library.path",
+            Self::MetadataManager => "metadata.manager",
+            Self::MetadataMemoryLossOnRestartAccepted => "metadata.memory.loss.on.restart.accepted",
+            Self::MetadataSnapshotEveryRecords => "metadata.snapshot.every.records",
+            Self::MetadataPollIntervalMs => "metadata.poll.interval.ms",
         }
     }
 
@@ -833,7 +924,9 @@ impl Scope {
     pub const fn includes(self, plugin: Plugin) -> bool {
         matches!(
             (self, plugin),
-            (Self::BothPlugins, _) | (Self::StorageManager, Plugin::StorageManager)
+            (Self::BothPlugins, _)
+                | (Self::StorageManager, Plugin::StorageManager)
+                | (Self::MetadataManager, Plugin::MetadataManager)
         )
     }
 }

@@ -162,6 +162,16 @@ pub fn java_source() -> String {
         .map(|key| format!("            {}", constant(key)))
         .collect();
     out.push_str(&native.join(",\n"));
+    out.push_str(
+        ");\n\n    /**\n     * The metadata manager's keys that the native library reads, in table \
+         order: the adapter\n     * passes their values to it, defaults included.\n     */\n    \
+         static final List<String> NATIVE_METADATA_KEYS = List.of(\n",
+    );
+    let native: Vec<String> = ConfigKey::of(Plugin::MetadataManager)
+        .filter(|key| key.spec().reader == Reader::Native)
+        .map(|key| format!("            {}", constant(key)))
+        .collect();
+    out.push_str(&native.join(",\n"));
     out.push_str(");\n\n    private ConfigKeys() {\n    }\n");
     for (plugin, method, what) in [
         (Plugin::StorageManager, "storageManager", "storage manager"),

@@ -1,4 +1,4 @@
-//! The storage manager's entries, each checked against the key table.
+//! A plugin's entries, each checked against the key table.
 
 use {
     super::{
@@ -16,17 +16,17 @@ pub struct Settings<'a> {
 
 impl<'a> Settings<'a> {
     /// Checks every entry against the table, whatever the backend: a key
-    /// the storage manager does not accept is refused, and so is a value
+    /// `plugin` does not accept is refused, and so is a value
     /// outside its key's rule. A blank value is unset; the last of repeated
     /// keys wins.
     ///
     /// # Errors
     /// [`ConfigError::Unknown`] or [`ConfigError::Invalid`] for the first bad
     /// entry.
-    pub fn check(entries: &'a [(String, String)]) -> Result<Self, ConfigError> {
+    pub fn check(plugin: Plugin, entries: &'a [(String, String)]) -> Result<Self, ConfigError> {
         let mut values = BTreeMap::new();
         for (name, raw) in entries {
-            let key = ConfigKey::of_plugin(Plugin::StorageManager, name)
+            let key = ConfigKey::of_plugin(plugin, name)
                 .ok_or_else(|| ConfigError::Unknown { key: name.clone() })?;
             let text = raw.trim();
             if text.is_empty() {

@@ -1,8 +1,9 @@
-//! `RemoteLogMetadataManager` natives over the Rust in-memory manager.
+//! `RemoteLogMetadataManager` natives over the Rust metadata managers (the
+//! durable one in the tier's store, or the in-memory one for tests).
 
 use {
     super::bytes,
-    crate::{backend, boundary, state::METADATA_MANAGERS, wire},
+    crate::{backend, boundary, config::parse_metadata, state::METADATA_MANAGERS, wire},
     jni::{
         EnvUnowned,
         objects::{JByteArray, JClass},
@@ -11,14 +12,18 @@ use {
     krabka_ids::LeaderEpoch,
 };
 
-/// `long rlmmOpen()`: a new, empty metadata manager.
+/// `long rlmmOpen(byte[] config)`: a metadata manager for the encoded
+/// config (`rlmm.config.*`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_rlmmOpen<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
+    config: JByteArray<'local>,
 ) -> jlong {
-    boundary::call(&mut env, |_| {
-        Ok(METADATA_MANAGERS.insert(backend::open_metadata_manager()))
+    boundary::call(&mut env, |env| {
+        let entries = wire::decode_config(&bytes(env, &config)?)?;
+        let manager = backend::open_metadata_manager(parse_metadata(&entries)?)?;
+        Ok(METADATA_MANAGERS.insert(manager))
     })
 }
 

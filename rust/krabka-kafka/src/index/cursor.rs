@@ -70,6 +70,26 @@ impl<'a> Cursor<'a> {
         self.array(what).map(i32::from_be_bytes)
     }
 
+    /// A big-endian `i64`.
+    pub(crate) fn i64(&mut self, what: &'static str) -> Result<i64, Corruption> {
+        self.array(what).map(i64::from_be_bytes)
+    }
+
+    /// A big-endian `u16`.
+    pub(crate) fn u16(&mut self, what: &'static str) -> Result<u16, Corruption> {
+        self.array(what).map(u16::from_be_bytes)
+    }
+
+    /// A big-endian `u32`.
+    pub(crate) fn u32(&mut self, what: &'static str) -> Result<u32, Corruption> {
+        self.array(what).map(u32::from_be_bytes)
+    }
+
+    /// A big-endian `u64`.
+    pub(crate) fn u64(&mut self, what: &'static str) -> Result<u64, Corruption> {
+        self.array(what).map(u64::from_be_bytes)
+    }
+
     /// A zigzag varint of at most 5 bytes (Kafka's `readVarint`).
     pub(crate) fn varint(&mut self, what: &'static str) -> Result<i32, Corruption> {
         let raw = self.unsigned_varint(what, 5, 32)?;

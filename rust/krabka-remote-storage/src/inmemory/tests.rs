@@ -477,3 +477,34 @@ fn debug_shows_the_partition_count() {
         "InmemoryRemoteLogMetadataManager { partitions: 2 }"
     );
 }
+
+#[test]
+fn unknown_partitions_are_warned_about_once_each_when_asked_to() {
+    let quiet = populated();
+    quiet.list_remote_log_segments(&tp(9, 9)).unwrap();
+    assert!(quiet.warned.is_none());
+    let manager = InmemoryRemoteLogMetadataManager::new().warning_on_unknown_partitions();
+    manager
+        .add_remote_log_segment_metadata(seg(&tp(1, 0), 3, 100, 199, &[(1, 100)]))
+        .unwrap();
+    manager.list_remote_log_segments(&tp(1, 0)).unwrap();
+    for _ in 0..3 {
+        assert!(
+            manager
+                .list_remote_log_segments(&tp(7, 1))
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            manager
+                .highest_offset_for_epoch(&tp(7, 2), LeaderEpoch(0))
+                .unwrap(),
+            None
+        );
+    }
+    let warned = manager.warned.as_ref().unwrap().lock().unwrap();
+    assert_eq!(
+        warned.iter().cloned().collect::<Vec<_>>(),
+        vec![tp(7, 1), tp(7, 2)]
+    );
+}

@@ -8,7 +8,7 @@ use {
 fn all_lists_every_key_once_in_declaration_order() {
     assert_eq!(
         ConfigKey::ALL.len(),
-        ConfigKey::NativeLibraryPath as usize + 1
+        ConfigKey::MetadataPollIntervalMs as usize + 1
     );
     for (index, key) in ConfigKey::ALL.into_iter().enumerate() {
         assert_eq!(key as usize, index, "{key:?}");
@@ -36,15 +36,22 @@ fn names_are_unique_and_looked_up_per_plugin() {
     let names: BTreeSet<&str> = ConfigKey::ALL.iter().map(|key| key.name()).collect();
     assert_eq!(names.len(), ConfigKey::ALL.len());
     for key in ConfigKey::ALL {
-        assert_eq!(
-            ConfigKey::of_plugin(Plugin::StorageManager, key.name()),
-            Some(key)
-        );
+        for plugin in [Plugin::StorageManager, Plugin::MetadataManager] {
+            let found = ConfigKey::of_plugin(plugin, key.name());
+            assert_eq!(found.is_some(), key.spec().scope.includes(plugin), "{key}");
+        }
     }
-    let metadata: Vec<ConfigKey> = ConfigKey::of(Plugin::MetadataManager).collect();
-    assert_eq!(metadata, [ConfigKey::NativeLibraryPath]);
+    // The metadata manager takes the store keys, never the tier's own.
     assert_eq!(
         ConfigKey::of_plugin(Plugin::MetadataManager, "backend"),
+        Some(ConfigKey::Backend)
+    );
+    assert_eq!(
+        ConfigKey::of_plugin(Plugin::MetadataManager, "worm.enabled"),
+        None
+    );
+    assert_eq!(
+        ConfigKey::of_plugin(Plugin::StorageManager, "metadata.manager"),
         None
     );
     assert_eq!(
@@ -54,14 +61,21 @@ fn names_are_unique_and_looked_up_per_plugin() {
 }
 
 #[test]
-fn only_storage_manager_keys_reach_the_native_library() {
+fn only_the_loader_key_stays_out_of_the_native_library() {
     for key in ConfigKey::ALL {
-        let spec = key.spec();
-        if spec.reader == Reader::Native {
-            assert_eq!(spec.scope, Scope::StorageManager, "{key}");
-        }
+        let expected = if key == ConfigKey::NativeLibraryPath {
+            Reader::Loader
+        } else {
+            Reader::Native
+        };
+        assert_eq!(key.spec().reader, expected, "{key}");
     }
-    assert_eq!(ConfigKey::NativeLibraryPath.spec().reader, Reader::Loader);
+    assert_eq!(
+        ConfigKey::MetadataManager.spec().scope,
+        Scope::MetadataManager
+    );
+    assert_eq!(ConfigKey::WormEnabled.spec().scope, Scope::StorageManager);
+    assert_eq!(ConfigKey::S3Bucket.spec().scope, Scope::BothPlugins);
 }
 
 #[test]

@@ -120,6 +120,20 @@ public final class ConfigKeys {
     /** {@code native.library.path}. */
     public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
 
+    /** {@code metadata.manager}. */
+    public static final String METADATA_MANAGER_CONFIG = "metadata.manager";
+
+    /** {@code metadata.memory.loss.on.restart.accepted}. */
+    public static final String METADATA_MEMORY_LOSS_ON_RESTART_ACCEPTED_CONFIG =
+            "metadata.memory.loss.on.restart.accepted";
+
+    /** {@code metadata.snapshot.every.records}. */
+    public static final String METADATA_SNAPSHOT_EVERY_RECORDS_CONFIG =
+            "metadata.snapshot.every.records";
+
+    /** {@code metadata.poll.interval.ms}. */
+    public static final String METADATA_POLL_INTERVAL_MS_CONFIG = "metadata.poll.interval.ms";
+
     /**
      * The storage manager's keys that the native library reads, in table order: the adapter
      * passes their values to it, defaults included.
@@ -157,6 +171,40 @@ public final class ConfigKeys {
             WORM_WRITE_ONLY_CONFIG,
             WORM_TRUSTED_KEYS_CONFIG,
             WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG);
+
+    /**
+     * The metadata manager's keys that the native library reads, in table order: the adapter
+     * passes their values to it, defaults included.
+     */
+    static final List<String> NATIVE_METADATA_KEYS = List.of(
+            BACKEND_CONFIG,
+            FILESYSTEM_ROOT_CONFIG,
+            PREFIX_CONFIG,
+            S3_BUCKET_CONFIG,
+            S3_REGION_CONFIG,
+            S3_ENDPOINT_CONFIG,
+            S3_PATH_STYLE_CONFIG,
+            S3_ALLOW_HTTP_CONFIG,
+            S3_ACCESS_KEY_ID_CONFIG,
+            S3_SECRET_ACCESS_KEY_CONFIG,
+            S3_SESSION_TOKEN_CONFIG,
+            S3_STORAGE_CLASS_CONFIG,
+            S3_SERVER_SIDE_ENCRYPTION_CONFIG,
+            S3_SSE_KMS_KEY_ID_CONFIG,
+            GCS_BUCKET_CONFIG,
+            GCS_ENDPOINT_CONFIG,
+            GCS_ALLOW_HTTP_CONFIG,
+            GCS_SERVICE_ACCOUNT_PATH_CONFIG,
+            GCS_SERVICE_ACCOUNT_KEY_CONFIG,
+            GCS_APPLICATION_CREDENTIALS_PATH_CONFIG,
+            MAX_RETRIES_CONFIG,
+            RETRY_TIMEOUT_MS_CONFIG,
+            REQUEST_TIMEOUT_MS_CONFIG,
+            CONNECT_TIMEOUT_MS_CONFIG,
+            METADATA_MANAGER_CONFIG,
+            METADATA_MEMORY_LOSS_ON_RESTART_ACCEPTED_CONFIG,
+            METADATA_SNAPSHOT_EVERY_RECORDS_CONFIG,
+            METADATA_POLL_INTERVAL_MS_CONFIG);
 
     private ConfigKeys() {
     }
@@ -286,11 +334,97 @@ public final class ConfigKeys {
     /** The definitions of the metadata manager's keys ({@code rlmm.config.*}). */
     static ConfigDef metadataManager() {
         ConfigDef def = new ConfigDef();
+        def.define(BACKEND_CONFIG, Type.STRING, "filesystem",
+                ValidString.in("filesystem", "s3", "gcs"), Importance.HIGH,
+                "The remote tier: <code>filesystem</code> (a directory, "
+                        + "byte-compatible with Apache Kafka's LocalTieredStorage), "
+                        + "<code>s3</code> (Amazon S3 or an S3-compatible server) or "
+                        + "<code>gcs</code> (Google Cloud Storage).");
+        def.define(FILESYSTEM_ROOT_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Directory of the filesystem tier; required when backend is "
+                        + "filesystem. Every broker must see the same directory (a shared "
+                        + "mount).");
+        def.define(PREFIX_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Key prefix inside the S3 or GCS bucket, without a leading or "
+                        + "trailing '/'.");
+        def.define(S3_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
+                "S3 bucket; required when backend is s3.");
+        def.define(S3_REGION_CONFIG, Type.STRING, null, Importance.HIGH,
+                "S3 region (any non-empty value for S3-compatible servers); required "
+                        + "when backend is s3.");
+        def.define(S3_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Endpoint URL of an S3-compatible server; unset means AWS.");
+        def.define(S3_PATH_STYLE_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Path-style addressing (endpoint/bucket/key) instead of "
+                        + "virtual-hosted buckets.");
+        def.define(S3_ALLOW_HTTP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Allow a plain http:// endpoint.");
+        def.define(S3_ACCESS_KEY_ID_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Static access key id; unset means the ambient AWS credential chain "
+                        + "(environment, web identity, instance metadata).");
+        def.define(S3_SECRET_ACCESS_KEY_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "Secret access key for s3.access.key.id.");
+        def.define(S3_SESSION_TOKEN_CONFIG, Type.PASSWORD, null, Importance.LOW,
+                "Session token for temporary static credentials.");
+        def.define(S3_STORAGE_CLASS_CONFIG, Type.STRING, null,
+                new ConfigChecks.TokenValidator(1, 64, "_"), Importance.LOW,
+                "Storage class of every object written (x-amz-storage-class: "
+                        + "STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR, ...); unset leaves the "
+                        + "bucket's default. A class whose reads need a restore (GLACIER, "
+                        + "DEEP_ARCHIVE) makes tiered data unreadable by consumers.");
+        def.define(S3_SERVER_SIDE_ENCRYPTION_CONFIG, Type.STRING, "none",
+                ValidString.in("none", "AES256", "aws:kms"), Importance.LOW,
+                "Server-side encryption requested on every object written: none (the "
+                        + "bucket's default encryption applies), AES256 (SSE-S3) or aws:kms "
+                        + "(SSE-KMS, with s3.sse.kms.key.id or the account's AWS managed key).");
+        def.define(S3_SSE_KMS_KEY_ID_CONFIG, Type.STRING, null, Importance.LOW,
+                "KMS key id or ARN for s3.server.side.encryption=aws:kms.");
+        def.define(GCS_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
+                "GCS bucket; required when backend is gcs.");
+        def.define(GCS_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Base URL of a GCS-compatible endpoint (an emulator); unset means "
+                        + "Google.");
+        def.define(GCS_ALLOW_HTTP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Allow a plain http:// endpoint.");
+        def.define(GCS_SERVICE_ACCOUNT_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Path to a service-account JSON key file.");
+        def.define(GCS_SERVICE_ACCOUNT_KEY_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "A service-account JSON key given inline (not together with "
+                        + "gcs.service.account.path).");
+        def.define(GCS_APPLICATION_CREDENTIALS_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                "Path to application-default credentials.");
+        def.define(MAX_RETRIES_CONFIG, Type.INT, 10, Range.atLeast(0), Importance.LOW,
+                "Retries of a transient object-store failure.");
+        def.define(RETRY_TIMEOUT_MS_CONFIG, Type.LONG, 180000L, Range.atLeast(1L), Importance.LOW,
+                "Total time budget for retrying one request.");
+        def.define(REQUEST_TIMEOUT_MS_CONFIG, Type.LONG, 30000L, Range.atLeast(1L), Importance.LOW,
+                "Time budget of one object-store request.");
+        def.define(CONNECT_TIMEOUT_MS_CONFIG, Type.LONG, 5000L, Range.atLeast(1L), Importance.LOW,
+                "Time budget of one connection attempt.");
         def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Absolute path of a libkrabka_jni.so to load instead of the one "
                         + "bundled in the jar (for platforms other than linux/x86_64, or a "
                         + "custom build). The system property krabka.native.library.path does "
                         + "the same for every plugin.");
+        def.define(METADATA_MANAGER_CONFIG, Type.STRING, "store",
+                ValidString.in("store", "memory"), Importance.HIGH,
+                "Where remote log metadata lives: <code>store</code> (durable, in the "
+                        + "store the backend keys name, beside the tier's data; see "
+                        + "docs/metadata.md) or <code>memory</code> (broker memory only, for "
+                        + "tests: after a restart tiered data is unreadable; refused unless "
+                        + "metadata.memory.loss.on.restart.accepted is true).");
+        def.define(METADATA_MEMORY_LOSS_ON_RESTART_ACCEPTED_CONFIG, Type.BOOLEAN, false,
+                Importance.MEDIUM,
+                "Accept that metadata.manager=memory loses every tiered segment's "
+                        + "metadata on a broker restart (tests only).");
+        def.define(METADATA_SNAPSHOT_EVERY_RECORDS_CONFIG, Type.LONG, 32L,
+                Range.atLeast(1L), Importance.LOW,
+                "Metadata records between two snapshots of a partition: the longest "
+                        + "tail a restarted broker replays.");
+        def.define(METADATA_POLL_INTERVAL_MS_CONFIG, Type.LONG, 1000L,
+                Range.atLeast(0L), Importance.LOW,
+                "The longest a follower waits before it reads what a leader wrote, in "
+                        + "milliseconds; a question it cannot answer reads the store at once.");
         return def;
     }
 }

@@ -21,15 +21,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Apache Kafka's {@link RemoteLogMetadataManager} over krabka-remote-storage's Rust in-memory
- * manager.
+ * Apache Kafka's {@link RemoteLogMetadataManager} over krabka-remote-storage's Rust metadata
+ * managers.
  *
- * <p><b>Not durable.</b> The metadata lives in broker memory only: after a broker restart the
- * broker no longer knows its tiered segments, so tiered data becomes unreadable (and is never
- * deleted). It suits tests and demos. In production use Kafka's
- * {@code org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager}
- * (the broker default) together with {@link KrabkaRemoteStorageManager}. {@link #configure} logs
- * this once as a WARN.
+ * <p>By default ({@code metadata.manager=store}) the metadata is <b>durable</b>: each partition's
+ * history lives in the store the {@code rlmm.config.*} store keys name (the same keys as the
+ * storage manager's, so both can point at one directory or bucket), as create-only records and
+ * snapshots; no Kafka topic is needed, and a restarted broker reads everything back (see
+ * {@code docs/metadata.md}). {@code metadata.manager=memory} keeps metadata in broker memory only,
+ * for tests: {@link #configure} refuses it unless
+ * {@code metadata.memory.loss.on.restart.accepted=true}, and then warns.
  *
  * <p>Follows the visibility rules of Kafka's own managers: offset lookups and
  * {@code highestOffsetForEpoch} see only {@code COPY_SEGMENT_FINISHED} segments; listings return
@@ -40,11 +41,10 @@ import org.slf4j.LoggerFactory;
 public final class KrabkaRemoteLogMetadataManager implements RemoteLogMetadataManager {
     private static final Logger LOG = LoggerFactory.getLogger(KrabkaRemoteLogMetadataManager.class);
 
-    static final String NOT_DURABLE_WARNING = "KrabkaRemoteLogMetadataManager keeps remote log "
-            + "metadata in broker memory only: after a broker restart tiered data becomes "
-            + "unreadable. Use it for tests and demos; in production set "
-            + "remote.log.metadata.manager.class.name to Kafka's "
-            + "org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager.";
+    static final String NOT_DURABLE_WARNING = "KrabkaRemoteLogMetadataManager runs with "
+            + "metadata.manager=memory: remote log metadata lives in broker memory only, and after a "
+            + "broker restart tiered data becomes unreadable. Use it for tests; leave "
+            + "metadata.manager at its default (store) for durable metadata.";
 
     private volatile NativeResource manager;
 
@@ -57,7 +57,7 @@ public final class KrabkaRemoteLogMetadataManager implements RemoteLogMetadataMa
         KrabkaRemoteLogMetadataManagerConfig config = new KrabkaRemoteLogMetadataManagerConfig(configs);
         try {
             NativeLibrary.load(config.nativeLibraryPath());
-            long handle = NativeBridge.rlmmOpen();
+            long handle = NativeBridge.rlmmOpen(Wire.config(config.nativeEntries()));
             NativeResource previous = manager;
             manager = new NativeResource(this, "remote log metadata manager", handle,
                     NativeBridge::rlmmClose);
@@ -66,11 +66,20 @@ public final class KrabkaRemoteLogMetadataManager implements RemoteLogMetadataMa
             }
         } catch (ConfigException e) {
             throw e;
+        } catch (RemoteStorageException e) {
+            // The native side refused the configuration (its message names the key).
+            throw new ConfigException("Invalid krabka remote log metadata configuration: "
+                    + e.getMessage());
         } catch (Throwable t) {
             throw new KafkaException("Could not start the krabka remote log metadata manager: "
                     + t.getMessage(), t);
         }
-        LOG.warn(NOT_DURABLE_WARNING);
+        if (config.inMemory()) {
+            LOG.warn(NOT_DURABLE_WARNING);
+        } else {
+            LOG.info("Configured krabka remote log metadata manager: durable, in backend {}",
+                    config.getString(ConfigKeys.BACKEND_CONFIG));
+        }
     }
 
     @Override

@@ -3,16 +3,20 @@
  */
 package io.krabka.remote.storage;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * Configuration of {@link KrabkaRemoteLogMetadataManager}: the broker's {@code rlmm.config.<key>}
  * properties with the prefix removed. Its keys are those of {@link ConfigKeys#metadataManager()},
- * generated from the Rust key table. Besides them the broker passes {@code broker.id},
+ * generated from the Rust key table: the store keys the storage manager takes too (so both can
+ * name one directory or bucket) and the {@code metadata.*} keys. Besides them the broker passes {@code broker.id},
  * {@code node.id}, {@code log.dir}, {@code cluster.id} and, with a metadata listener,
  * {@code remote.log.metadata.common.client.*}; those are accepted and ignored. Any other key fails
  * {@code configure()} with a {@link ConfigException} naming it.
@@ -39,5 +43,28 @@ public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
     /** The {@code native.library.path} override, or null. */
     String nativeLibraryPath() {
         return getString(ConfigKeys.NATIVE_LIBRARY_PATH_CONFIG);
+    }
+
+    /** Whether {@code metadata.manager} is {@code memory} (not durable). */
+    boolean inMemory() {
+        return "memory".equals(getString(ConfigKeys.METADATA_MANAGER_CONFIG));
+    }
+
+    /**
+     * The entries the native library reads ({@link ConfigKeys#NATIVE_METADATA_KEYS}), as strings,
+     * with defaults included and secrets revealed.
+     */
+    Map<String, String> nativeEntries() {
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (String key : ConfigKeys.NATIVE_METADATA_KEYS) {
+            Object value = get(key);
+            if (value instanceof Password) {
+                value = ((Password) value).value();
+            }
+            if (value != null) {
+                entries.put(key, value.toString());
+            }
+        }
+        return Collections.unmodifiableMap(entries);
     }
 }

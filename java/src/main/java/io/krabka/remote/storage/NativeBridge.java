@@ -58,7 +58,7 @@ final class NativeBridge {
     static native int delete(long rsm, byte[] metadata) throws RemoteStorageException;
 
     // Metadata manager.
-    static native long rlmmOpen() throws RemoteStorageException;
+    static native long rlmmOpen(byte[] config) throws RemoteStorageException;
 
     static native void rlmmClose(long rlmm) throws RemoteStorageException;
 

@@ -42,11 +42,13 @@ public class ConfigTableTest {
     /** {@code def}'s keys, printed as the native table prints its own. */
     private static Map<String, String> describe(String prefix, ConfigDef def) {
         Map<String, String> lines = new TreeMap<>();
+        List<String> nativeKeys = prefix.equals("rsm") ? ConfigKeys.NATIVE_KEYS
+                : ConfigKeys.NATIVE_METADATA_KEYS;
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             lines.put(prefix + " " + key.name, String.join("\t", prefix, key.name,
                     key.type.name().toLowerCase(Locale.ROOT), String.valueOf(key.defaultValue),
                     String.valueOf(key.validator), key.importance.name(),
-                    ConfigKeys.NATIVE_KEYS.contains(key.name) ? "native" : "loader",
+                    nativeKeys.contains(key.name) ? "native" : "loader",
                     key.documentation));
         }
         return lines;
@@ -97,13 +99,15 @@ public class ConfigTableTest {
 
     @Test
     public void onlyTheNativeKeysArePassedOn() throws Exception {
-        List<String> native_ = new ArrayList<>();
+        List<String> storage = new ArrayList<>();
+        List<String> metadata = new ArrayList<>();
         for (String line : NativeBridge.configTable().split("\n")) {
             String[] fields = line.split("\t", -1);
             if (fields[6].equals("native")) {
-                native_.add(fields[1]);
+                (fields[0].equals("rsm") ? storage : metadata).add(fields[1]);
             }
         }
-        assertEquals(native_, ConfigKeys.NATIVE_KEYS);
+        assertEquals(storage, ConfigKeys.NATIVE_KEYS);
+        assertEquals(metadata, ConfigKeys.NATIVE_METADATA_KEYS);
     }
 }

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
@@ -26,19 +27,26 @@ import org.apache.kafka.server.log.remote.storage.RemoteResourceNotFoundExceptio
 import org.apache.kafka.server.log.remote.storage.RemoteStorageException;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
 
 public class KrabkaRemoteLogMetadataManagerTest {
+    @Rule
+    public final TemporaryFolder tmp = new TemporaryFolder();
+
     private KrabkaRemoteLogMetadataManager rlmm;
     private TopicIdPartition tp;
+    private Map<String, Object> config;
 
     @Before
-    public void setUp() {
-        rlmm = new KrabkaRemoteLogMetadataManager();
-        Map<String, Object> config = new HashMap<>();
+    public void setUp() throws Exception {
+        config = new HashMap<>();
         config.put("broker.id", 1);
         config.put("log.dir", "/tmp/kafka-logs");
         config.put("cluster.id", "abc");
+        config.put("filesystem.root", tmp.newFolder("tier").toString());
+        rlmm = new KrabkaRemoteLogMetadataManager();
         rlmm.configure(config);
         tp = Segments.partition("orders", 0);
     }
@@ -162,6 +170,44 @@ public class KrabkaRemoteLogMetadataManagerTest {
         rlmm.onPartitionLeadershipChanges(Collections.singleton(tp), Collections.emptySet());
         rlmm.onStopPartitions(Collections.singleton(tp));
         assertTrue(rlmm.isReady(tp));
+    }
+
+    @Test
+    public void aRestartedManagerReadsEverythingBack() throws Exception {
+        RemoteLogSegmentMetadata md = Segments.started(tp, 0, 99, 1000);
+        rlmm.addRemoteLogSegmentMetadata(md).join();
+        rlmm.updateRemoteLogSegmentMetadata(update(md, RemoteLogSegmentState.COPY_SEGMENT_FINISHED)).join();
+        rlmm.close();
+        KrabkaRemoteLogMetadataManager restarted = new KrabkaRemoteLogMetadataManager();
+        restarted.configure(config);
+        try {
+            assertTrue(restarted.isReady(tp));
+            assertEquals(md.remoteLogSegmentId(),
+                    restarted.remoteLogSegmentMetadata(tp, 0, 50).orElseThrow().remoteLogSegmentId());
+            assertEquals(Optional.of(99L), restarted.highestOffsetForEpoch(tp, 0));
+        } finally {
+            restarted.close();
+        }
+    }
+
+    @Test
+    public void theInMemoryManagerNeedsItsLossAccepted() throws Exception {
+        Map<String, Object> memory = new HashMap<>();
+        memory.put("broker.id", 1);
+        memory.put("metadata.manager", "memory");
+        ConfigException refused = assertThrows(ConfigException.class,
+                () -> new KrabkaRemoteLogMetadataManager().configure(memory));
+        assertTrue(refused.getMessage(),
+                refused.getMessage().contains("metadata.memory.loss.on.restart.accepted"));
+        memory.put("metadata.memory.loss.on.restart.accepted", "true");
+        KrabkaRemoteLogMetadataManager inMemory = new KrabkaRemoteLogMetadataManager();
+        inMemory.configure(memory);
+        try {
+            inMemory.addRemoteLogSegmentMetadata(Segments.started(tp, 0, 9, 10)).join();
+            assertEquals(1, list(inMemory.listRemoteLogSegments(tp)).size());
+        } finally {
+            inMemory.close();
+        }
     }
 
     @Test

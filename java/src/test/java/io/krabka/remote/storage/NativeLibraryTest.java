@@ -130,7 +130,8 @@ public class NativeLibraryTest {
             Map<String, Object> rsmConfig = brokerConfig();
             rsmConfig.put("filesystem.root", tier.toString());
             rsm.configure(rsmConfig);
-            rlmm.configure(brokerConfig());
+            // The metadata manager keeps its history in the same directory.
+            rlmm.configure(rsmConfig);
             try {
                 TopicIdPartition tp = Segments.partition("orders", 0);
                 Segments.Local segment = Segments.write(tmp.newFolder("local").toPath(), 0, 5000, false, 1);
@@ -154,6 +155,7 @@ public class NativeLibraryTest {
                     "io.krabka.remote.storage.KrabkaRemoteLogMetadataManager", RemoteLogMetadataManager.class);
             Map<String, Object> config = brokerConfig();
             config.put("native.library.path", explicitPath);
+            config.put("filesystem.root", tmp.newFolder("metadata").toString());
             rlmm.configure(config);
             try {
                 TopicIdPartition tp = Segments.partition("orders", 1);

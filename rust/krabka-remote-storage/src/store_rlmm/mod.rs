@@ -1,0 +1,464 @@
+//! [`StoreRemoteLogMetadataManager`]: a durable
+//! [`RemoteLogMetadataManager`] whose history lives in the same store as
+//! the tier (a directory, S3, GCS), so no Kafka topic is needed and a
+//! restarted broker reads its tiered data at once.
+//!
+//! # Design
+//!
+//! Each partition has an append-only history of small records, one per
+//! event (segment added, segment updated, a step of the partition's
+//! deletion), at sequence-numbered keys (see `keys.rs`), in the format of
+//! [`krabka_kafka::encode_record`]. A record is written **create-only** at
+//! the position after the last one the writer knows, and only after the
+//! writer validated the event against the whole history with Kafka's
+//! transition rules (the in-memory manager's cache, reused). So two brokers
+//! that both believe they lead a partition cannot both extend its history:
+//! the loser's write finds the key taken, it reads the history again and
+//! fails with [`RemoteStorageError::Fenced`]; retrying decides again
+//! against the new state. A record is visible whole or not at all: a
+//! create-only PUT is atomic, and the filesystem store writes a staging
+//! file and links it into place.
+//!
+//! Every `snapshot_every` records a writer (or a reader that replayed a
+//! longer tail) stores a snapshot of the state, create-only too; a reader
+//! starts from the newest snapshot and replays only the records after it.
+//! Nothing is ever replaced or deleted — a deleted segment is a record —
+//! so the history fits a write-once bucket.
+//!
+//! # Other brokers' writes
+//!
+//! A partition's state is loaded on first use (or ahead of it, when the
+//! broker reports leadership). For a partition this broker does not lead,
+//! a query reads the records written since the last look when that was
+//! more than `poll_interval` ago; every query that misses (no segment, an
+//! empty listing) reads them at once; and a write refused by the cached
+//! state is checked again after reading them. So a follower sees a
+//! leader's writes within `poll_interval`, and at once when it asks for
+//! something it lacks.
+//!
+//! ```
+//! use {
+//!     krabka_ids::LeaderEpoch,
+//!     krabka_remote_storage::{
+//!         RemoteLogMetadataManager, RemoteLogSegmentDetails, RemoteLogSegmentId,
+//!         RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate, RemoteLogSegmentState,
+//!         StoreRemoteLogMetadataManager, StoreRlmmConfig, TopicIdPartition,
+//!         store::StoreHandle,
+//!     },
+//!     std::{collections::BTreeMap, sync::Arc},
+//!     uuid::Uuid,
+//! };
+//!
+//! # fn run() -> krabka_remote_storage::Result<()> {
+//! let bucket = Arc::new(object_store::memory::InMemory::new());
+//! let store = || StoreHandle::new(bucket.clone(), None).unwrap();
+//! let leader = StoreRemoteLogMetadataManager::new(store(), StoreRlmmConfig::default());
+//! let tp = TopicIdPartition::new(Uuid::from_u128(1), "orders", 0);
+//! let id = RemoteLogSegmentId::new(tp.clone(), Uuid::from_u128(2));
+//! let epochs = BTreeMap::from([(LeaderEpoch(0), 0)]);
+//! let details = RemoteLogSegmentDetails::new(1024, RemoteLogSegmentState::CopySegmentStarted, epochs);
+//! leader.add_remote_log_segment_metadata(RemoteLogSegmentMetadata::new(id.clone(), 0, 99, 0, 1, 0, details)?)?;
+//! leader.update_remote_log_segment_metadata(RemoteLogSegmentMetadataUpdate::new(
+//!     id, 1, None, RemoteLogSegmentState::CopySegmentFinished, 1,
+//! ))?;
+//! // Another broker, or this one after a restart, reads the same history.
+//! let restarted = StoreRemoteLogMetadataManager::new(store(), StoreRlmmConfig::default());
+//! assert!(restarted.remote_log_segment_metadata(&tp, LeaderEpoch(0), 42)?.is_some());
+//! # Ok(())
+//! # }
+//! # run().unwrap();
+//! ```
+
+mod history;
+mod keys;
+mod partition;
+#[cfg(test)]
+mod tests;
+
+use {
+    self::{history::History, partition::PartitionState},
+    crate::{cache::RemoteLogMetadataCache, store_bridge::spi_error},
+    krabka_ids::LeaderEpoch,
+    krabka_kafka::{
+        MetadataEvent, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
+        RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata, RemoteStorageError, Result,
+        TopicIdPartition,
+    },
+    krabka_object_store::{ObjectStoreConfig, store::StoreHandle},
+    std::{
+        collections::{HashMap, HashSet},
+        fmt,
+        sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock},
+        time::Duration,
+    },
+};
+
+/// The default directory of the histories under the store's prefix.
+pub const DEFAULT_RLMM_ROOT: &str = "remote-log-metadata";
+/// The default number of records between snapshots.
+pub const DEFAULT_SNAPSHOT_EVERY: u64 = 32;
+/// The default bound on how stale a follower's view may be.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Settings of a [`StoreRemoteLogMetadataManager`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreRlmmConfig {
+    /// The directory of the histories under the store's prefix (default
+    /// [`DEFAULT_RLMM_ROOT`]); no segment key of a tier can collide with
+    /// it, so the tier and its metadata may share a bucket or directory.
+    pub root: String,
+    /// Records between snapshots (default [`DEFAULT_SNAPSHOT_EVERY`]; at
+    /// least 1): the longest tail a reader replays.
+    pub snapshot_every: u64,
+    /// How stale the view of a partition this broker does not lead may be
+    /// (default [`DEFAULT_POLL_INTERVAL`]).
+    pub poll_interval: Duration,
+}
+
+impl Default for StoreRlmmConfig {
+    fn default() -> Self {
+        Self {
+            root: DEFAULT_RLMM_ROOT.to_owned(),
+            snapshot_every: DEFAULT_SNAPSHOT_EVERY,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+        }
+    }
+}
+
+/// One partition's state; `None` until loaded, and again after a failure
+/// left it unlike the history.
+type Slot = Arc<Mutex<Option<PartitionState>>>;
+
+/// A durable [`RemoteLogMetadataManager`] keeping each partition's
+/// history in a store, with Kafka's lifecycle rules: append-only records
+/// written create-only at sequence-numbered keys (a writer that loses the
+/// race for a position is [`RemoteStorageError::Fenced`]), and snapshots so
+/// a reader replays a bounded tail. The design, record format and
+/// behaviour on restart are in `docs/metadata.md`.
+///
+/// # Contract
+///
+/// - Thread-safe; calls on one partition are serialised, calls on
+///   different partitions are not.
+/// - Answers as [`InmemoryRemoteLogMetadataManager`](crate::InmemoryRemoteLogMetadataManager)
+///   does for the same events (the same state machine answers), and as it
+///   would after a restart: everything any broker recorded in the store.
+/// - A write returns once its record is durable in the store.
+/// - [`is_ready`](RemoteLogMetadataManager::is_ready) is true once the
+///   partition's state is loaded (loading starts when the broker reports
+///   the partition's leadership, or at the first question about it).
+///
+/// Cloning is cheap and shares the state: clones are one manager.
+#[derive(Clone)]
+pub struct StoreRemoteLogMetadataManager {
+    store: StoreHandle,
+    config: StoreRlmmConfig,
+    partitions: Arc<RwLock<HashMap<TopicIdPartition, Slot>>>,
+    leaders: Arc<RwLock<HashSet<TopicIdPartition>>>,
+}
+
+impl fmt::Debug for StoreRemoteLogMetadataManager {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreRemoteLogMetadataManager")
+            .field("store", &self.store)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoreRemoteLogMetadataManager {
+    /// A manager over `store`. Nothing is read until a partition is used.
+    #[must_use]
+    pub fn new(store: StoreHandle, mut config: StoreRlmmConfig) -> Self {
+        config.snapshot_every = config.snapshot_every.max(1);
+        Self {
+            store,
+            config,
+            partitions: Arc::default(),
+            leaders: Arc::default(),
+        }
+    }
+
+    /// A manager over the store `store` describes.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] when no store can be built from it.
+    pub fn from_config(store: &ObjectStoreConfig, config: StoreRlmmConfig) -> Result<Self> {
+        let handle = StoreHandle::from_config(store).map_err(spi_error)?;
+        Ok(Self::new(handle, config))
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &StoreRlmmConfig {
+        &self.config
+    }
+
+    /// The slot of `partition`, created empty if needed.
+    fn slot(&self, partition: &TopicIdPartition) -> Slot {
+        if let Some(slot) = read(&self.partitions).get(partition) {
+            return Arc::clone(slot);
+        }
+        let mut partitions = self
+            .partitions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(partitions.entry(partition.clone()).or_default())
+    }
+
+    /// The state of `partition` in `slot`, loaded if it is not.
+    fn loaded<'a>(
+        &self,
+        partition: &TopicIdPartition,
+        slot: &'a mut Option<PartitionState>,
+    ) -> Result<&'a mut PartitionState> {
+        if slot.is_none() {
+            let history = History::new(self.store.clone(), &self.config.root, partition.clone());
+            *slot = Some(PartitionState::load(history, self.config.snapshot_every)?);
+        }
+        slot.as_mut().ok_or_else(|| RemoteStorageError::Backend {
+            message: format!("remote log metadata of {partition} is not loaded"),
+            source: None,
+        })
+    }
+
+    /// Runs `with` on the loaded state of `partition`, read up to date if
+    /// this broker does not lead it and the last read is older than the
+    /// poll interval. A state `with` left unlike the history is dropped.
+    fn with_state<T>(
+        &self,
+        partition: &TopicIdPartition,
+        with: impl FnOnce(&mut PartitionState) -> Result<T>,
+    ) -> Result<T> {
+        let slot = self.slot(partition);
+        let mut guard = lock(&slot);
+        let leads = read(&self.leaders).contains(partition);
+        let state = self.loaded(partition, &mut guard)?;
+        if !leads && state.since_refresh() >= self.config.poll_interval {
+            state.catch_up()?;
+        }
+        let result = with(state);
+        if state.is_stale() {
+            *guard = None;
+        }
+        result
+    }
+
+    /// `query` on `partition`'s cache; when it `misses`, once more after
+    /// reading what other brokers wrote since (one read of the next
+    /// position when nothing was written: misses are rare on the broker's
+    /// paths, and an answer must not wait for the poll interval).
+    fn query<T>(
+        &self,
+        partition: &TopicIdPartition,
+        query: impl Fn(&RemoteLogMetadataCache) -> T,
+        misses: impl Fn(&T) -> bool,
+    ) -> Result<T> {
+        self.with_state(partition, |state| {
+            let answer = query(state.cache());
+            if misses(&answer) && state.catch_up()? > 0 {
+                return Ok(query(state.cache()));
+            }
+            Ok(answer)
+        })
+    }
+
+    /// Records `event` in its partition's history.
+    fn append(&self, event: MetadataEvent) -> Result<()> {
+        let partition = event.partition().clone();
+        self.with_state(&partition, |state| state.append(event))
+    }
+
+    /// Loads every partition of `partitions` not loaded yet; failures are
+    /// logged (the partition stays not ready, and its first use tries
+    /// again).
+    fn preload(&self, partitions: Vec<TopicIdPartition>) {
+        for partition in partitions {
+            let slot = self.slot(&partition);
+            let mut guard = lock(&slot);
+            if let Err(err) = self.loaded(&partition, &mut guard) {
+                tracing::warn!(
+                    %partition,
+                    error = %err,
+                    "could not load the remote log metadata; the partition is not ready yet"
+                );
+            }
+        }
+    }
+
+    /// The position reached in `partition`'s history (0: nothing), loading
+    /// it if needed; for tests and diagnostics.
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub fn applied(&self, partition: &TopicIdPartition) -> Result<u64> {
+        self.with_state(partition, |state| Ok(state.applied()))
+    }
+}
+
+/// The lock of `slot`; a panic while it was held may have left the state
+/// unlike the history, so a poisoned state is dropped and loaded again.
+fn lock(slot: &Mutex<Option<PartitionState>>) -> MutexGuard<'_, Option<PartitionState>> {
+    slot.lock().unwrap_or_else(|poisoned| {
+        let mut guard = poisoned.into_inner();
+        *guard = None;
+        slot.clear_poison();
+        guard
+    })
+}
+
+/// A read guard on `lock`, recovered if a panicking holder poisoned it (the
+/// maps it guards are only inserted into and removed from whole).
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
+    fn add_remote_log_segment_metadata(&self, metadata: RemoteLogSegmentMetadata) -> Result<()> {
+        self.append(MetadataEvent::SegmentAdded(metadata))
+    }
+
+    fn update_remote_log_segment_metadata(
+        &self,
+        update: RemoteLogSegmentMetadataUpdate,
+    ) -> Result<()> {
+        self.append(MetadataEvent::SegmentUpdated(update))
+    }
+
+    fn remote_log_segment_metadata(
+        &self,
+        partition: &TopicIdPartition,
+        leader_epoch: LeaderEpoch,
+        offset: i64,
+    ) -> Result<Option<RemoteLogSegmentMetadata>> {
+        self.query(
+            partition,
+            |cache| cache.segment_for(leader_epoch, offset).cloned(),
+            Option::is_none,
+        )
+    }
+
+    fn highest_offset_for_epoch(
+        &self,
+        partition: &TopicIdPartition,
+        leader_epoch: LeaderEpoch,
+    ) -> Result<Option<i64>> {
+        self.query(
+            partition,
+            |cache| cache.highest_offset_for_epoch(leader_epoch),
+            Option::is_none,
+        )
+    }
+
+    fn list_remote_log_segments(
+        &self,
+        partition: &TopicIdPartition,
+    ) -> Result<Vec<RemoteLogSegmentMetadata>> {
+        self.query(partition, RemoteLogMetadataCache::list, Vec::is_empty)
+    }
+
+    fn list_remote_log_segments_by_epoch(
+        &self,
+        partition: &TopicIdPartition,
+        leader_epoch: LeaderEpoch,
+    ) -> Result<Vec<RemoteLogSegmentMetadata>> {
+        self.query(
+            partition,
+            |cache| cache.list_by_epoch(leader_epoch),
+            Vec::is_empty,
+        )
+    }
+
+    fn put_remote_partition_delete_metadata(
+        &self,
+        metadata: RemotePartitionDeleteMetadata,
+    ) -> Result<()> {
+        self.append(MetadataEvent::PartitionDelete(metadata))
+    }
+
+    /// Kafka's `nextSegmentWithTxnIndex`, as
+    /// [`InmemoryRemoteLogMetadataManager`](crate::InmemoryRemoteLogMetadataManager)
+    /// answers it.
+    fn next_segment_with_txn_index(
+        &self,
+        partition: &TopicIdPartition,
+        leader_epoch: LeaderEpoch,
+        offset: i64,
+    ) -> Result<Option<RemoteLogSegmentMetadata>> {
+        self.query(
+            partition,
+            |cache| {
+                cache
+                    .next_segment_with_txn_index(leader_epoch, offset)
+                    .cloned()
+            },
+            Option::is_none,
+        )
+    }
+
+    /// True once the partition's state is loaded. A partition not being
+    /// loaded by another thread is loaded here (the broker asks from its
+    /// task threads, never from its metadata thread).
+    fn is_ready(&self, partition: &TopicIdPartition) -> bool {
+        let slot = self.slot(partition);
+        let Ok(mut guard) = slot.try_lock() else {
+            // Being loaded (or written) by another thread right now.
+            return false;
+        };
+        match self.loaded(partition, &mut guard) {
+            Ok(_) => true,
+            Err(err) => {
+                tracing::warn!(%partition, error = %err, "remote log metadata not loaded yet");
+                false
+            }
+        }
+    }
+
+    /// Records which partitions this broker leads (a led partition is not
+    /// polled: its leader is its writer). A partition this broker now leads
+    /// is read again from the store before it is ready, so a new leader
+    /// continues where the old one stopped. Every named partition is then
+    /// loaded on a background thread, so the broker's metadata thread does
+    /// not wait for the store.
+    fn on_partition_leadership_changes(
+        &self,
+        leaders: &HashSet<TopicIdPartition>,
+        followers: &HashSet<TopicIdPartition>,
+    ) {
+        {
+            let mut led = self.leaders.write().unwrap_or_else(PoisonError::into_inner);
+            led.extend(leaders.iter().cloned());
+            for partition in followers {
+                led.remove(partition);
+            }
+        }
+        for partition in leaders {
+            *lock(&self.slot(partition)) = None;
+        }
+        let manager = self.clone();
+        let partitions: Vec<_> = leaders.iter().chain(followers).cloned().collect();
+        let spawned = std::thread::Builder::new()
+            .name("krabka-rlmm-load".to_owned())
+            .spawn(move || manager.preload(partitions));
+        if let Err(err) = spawned {
+            tracing::warn!(
+                error = %err,
+                "could not start loading remote log metadata; partitions load on first use"
+            );
+        }
+    }
+
+    /// Forgets the partitions' state in memory; their histories stay in the
+    /// store for whichever broker hosts them next.
+    fn on_stop_partitions(&self, partitions: &HashSet<TopicIdPartition>) {
+        let mut led = self.leaders.write().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self
+            .partitions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for partition in partitions {
+            led.remove(partition);
+            held.remove(partition);
+        }
+    }
+}

@@ -1,0 +1,465 @@
+use {
+    super::*,
+    crate::{
+        InmemoryRemoteLogMetadataManager, RemoteLogSegmentId, RemoteLogSegmentState,
+        RemotePartitionDeleteState, test_metadata::SegmentMetadataBuilder,
+    },
+    RemoteLogSegmentState::*,
+    futures_util::TryStreamExt,
+    krabka_object_store::ObjectStoreConfig,
+    object_store::{ObjectStore, ObjectStoreExt, memory::InMemory, path::Path},
+    uuid::Uuid,
+};
+
+fn tp(partition: i32) -> TopicIdPartition {
+    TopicIdPartition::new(Uuid::from_u128(1), "orders", partition)
+}
+
+fn seg(id: u128, start: i64, end: i64, epochs: &[(i32, i64)]) -> RemoteLogSegmentMetadata {
+    SegmentMetadataBuilder::new(&tp(0), start)
+        .segment_id(Uuid::from_u128(id))
+        .end_offset(end)
+        .size(100)
+        .epochs(epochs.iter().map(|(e, o)| (LeaderEpoch(*e), *o)))
+        .build()
+}
+
+fn upd(id: u128, state: RemoteLogSegmentState) -> RemoteLogSegmentMetadataUpdate {
+    RemoteLogSegmentMetadataUpdate::new(
+        RemoteLogSegmentId::new(tp(0), Uuid::from_u128(id)),
+        7,
+        None,
+        state,
+        2,
+    )
+}
+
+/// A shared bucket and managers over it, as brokers over one store.
+struct Bucket(Arc<InMemory>);
+
+impl Bucket {
+    fn new() -> Self {
+        Self(Arc::new(InMemory::new()))
+    }
+
+    fn manager(&self, config: StoreRlmmConfig) -> StoreRemoteLogMetadataManager {
+        let store = StoreHandle::new(self.0.clone(), Some("tier".to_owned())).unwrap();
+        StoreRemoteLogMetadataManager::new(store, config)
+    }
+
+    fn broker(&self) -> StoreRemoteLogMetadataManager {
+        self.manager(StoreRlmmConfig::default())
+    }
+
+    fn keys(&self) -> Vec<String> {
+        let store = self.0.clone();
+        let runtime = krabka_object_store::store::StoreRuntime::new(1).unwrap();
+        runtime
+            .block_on(async move {
+                let listed: Vec<_> = store.list(None).try_collect().await.unwrap();
+                Ok(listed
+                    .into_iter()
+                    .map(|meta| meta.location.to_string())
+                    .collect())
+            })
+            .unwrap()
+    }
+
+    fn delete(&self, key: &str) {
+        let store = self.0.clone();
+        let key = Path::from(key);
+        let runtime = krabka_object_store::store::StoreRuntime::new(1).unwrap();
+        runtime
+            .block_on(async move {
+                store.delete(&key).await.unwrap();
+                Ok(())
+            })
+            .unwrap();
+    }
+}
+
+/// The same events to `manager` and to an in-memory manager, then every
+/// query compared.
+fn same_answers(manager: &dyn RemoteLogMetadataManager, events: &[MetadataEvent]) {
+    let reference = InmemoryRemoteLogMetadataManager::new();
+    for event in events {
+        let (ours, theirs) = match event.clone() {
+            MetadataEvent::SegmentAdded(segment) => (
+                manager.add_remote_log_segment_metadata(segment.clone()),
+                reference.add_remote_log_segment_metadata(segment),
+            ),
+            MetadataEvent::SegmentUpdated(update) => (
+                manager.update_remote_log_segment_metadata(update.clone()),
+                reference.update_remote_log_segment_metadata(update),
+            ),
+            MetadataEvent::PartitionDelete(delete) => (
+                manager.put_remote_partition_delete_metadata(delete.clone()),
+                reference.put_remote_partition_delete_metadata(delete),
+            ),
+        };
+        assert_eq!(
+            ours.as_ref().map_err(RemoteStorageError::class),
+            theirs.as_ref().map_err(RemoteStorageError::class),
+            "{event:?}"
+        );
+    }
+    let p = tp(0);
+    assert_eq!(
+        manager.list_remote_log_segments(&p).unwrap(),
+        reference.list_remote_log_segments(&p).unwrap()
+    );
+    for epoch in 0..4 {
+        let epoch = LeaderEpoch(epoch);
+        assert_eq!(
+            manager
+                .list_remote_log_segments_by_epoch(&p, epoch)
+                .unwrap(),
+            reference
+                .list_remote_log_segments_by_epoch(&p, epoch)
+                .unwrap()
+        );
+        assert_eq!(
+            manager.highest_offset_for_epoch(&p, epoch).unwrap(),
+            reference.highest_offset_for_epoch(&p, epoch).unwrap()
+        );
+        assert_eq!(
+            manager.remote_log_size(&p, epoch).unwrap(),
+            reference.remote_log_size(&p, epoch).unwrap()
+        );
+        for offset in [0, 49, 50, 99, 100, 150, 199, 250] {
+            assert_eq!(
+                manager
+                    .remote_log_segment_metadata(&p, epoch, offset)
+                    .unwrap(),
+                reference
+                    .remote_log_segment_metadata(&p, epoch, offset)
+                    .unwrap()
+            );
+            assert_eq!(
+                manager
+                    .next_segment_with_txn_index(&p, epoch, offset)
+                    .unwrap(),
+                reference
+                    .next_segment_with_txn_index(&p, epoch, offset)
+                    .unwrap()
+            );
+        }
+    }
+}
+
+fn lifecycle() -> Vec<MetadataEvent> {
+    use MetadataEvent::*;
+    vec![
+        SegmentAdded(seg(1, 0, 99, &[(0, 0), (1, 50)])),
+        SegmentUpdated(upd(1, CopySegmentFinished)),
+        SegmentUpdated(upd(1, CopySegmentFinished)),
+        SegmentAdded(seg(2, 100, 199, &[(1, 100)])),
+        // Refused: a segment cannot go back, or be added twice.
+        SegmentUpdated(upd(2, CopySegmentStarted)),
+        SegmentAdded(seg(2, 100, 199, &[(1, 100)])),
+        SegmentUpdated(upd(2, DeleteSegmentFinished)),
+        SegmentUpdated(upd(2, CopySegmentFinished)),
+        SegmentAdded(seg(3, 200, 299, &[(2, 200)]).with_txn_index_empty(true)),
+        SegmentUpdated(upd(3, DeleteSegmentStarted)),
+        SegmentUpdated(upd(3, DeleteSegmentFinished)),
+        SegmentUpdated(upd(3, DeleteSegmentFinished)),
+        SegmentUpdated(upd(9, CopySegmentFinished)),
+        PartitionDelete(RemotePartitionDeleteMetadata::new(
+            tp(0),
+            RemotePartitionDeleteState::DeletePartitionStarted,
+            1,
+            1,
+        )),
+        PartitionDelete(RemotePartitionDeleteMetadata::new(
+            tp(0),
+            RemotePartitionDeleteState::DeletePartitionMarked,
+            1,
+            1,
+        )),
+    ]
+}
+
+#[test]
+fn answers_like_the_in_memory_manager_and_after_a_restart() {
+    let bucket = Bucket::new();
+    let config = StoreRlmmConfig {
+        snapshot_every: 3,
+        ..StoreRlmmConfig::default()
+    };
+    same_answers(&bucket.manager(config.clone()), &lifecycle());
+    // A restarted broker answers the same from the store alone.
+    let restarted = bucket.manager(config);
+    let reference = InmemoryRemoteLogMetadataManager::new();
+    for event in lifecycle() {
+        let _ = match event {
+            MetadataEvent::SegmentAdded(s) => reference.add_remote_log_segment_metadata(s),
+            MetadataEvent::SegmentUpdated(u) => reference.update_remote_log_segment_metadata(u),
+            MetadataEvent::PartitionDelete(d) => reference.put_remote_partition_delete_metadata(d),
+        };
+    }
+    assert_eq!(
+        restarted.list_remote_log_segments(&tp(0)).unwrap(),
+        reference.list_remote_log_segments(&tp(0)).unwrap()
+    );
+    assert_eq!(
+        restarted
+            .remote_log_segment_metadata(&tp(0), LeaderEpoch(1), 99)
+            .unwrap()
+            .map(|s| s.remote_log_segment_id().id),
+        Some(Uuid::from_u128(1))
+    );
+    // Only accepted events became records: 9 of 15.
+    assert_eq!(restarted.applied(&tp(0)).unwrap(), 9);
+}
+
+#[test]
+fn a_reader_replays_only_the_tail_after_the_newest_snapshot() {
+    let bucket = Bucket::new();
+    let config = StoreRlmmConfig {
+        snapshot_every: 4,
+        ..StoreRlmmConfig::default()
+    };
+    let leader = bucket.manager(config.clone());
+    for id in 0..5u128 {
+        let start = i64::try_from(id).unwrap() * 100;
+        leader
+            .add_remote_log_segment_metadata(seg(id + 1, start, start + 99, &[(0, start)]))
+            .unwrap();
+        leader
+            .update_remote_log_segment_metadata(upd(id + 1, CopySegmentFinished))
+            .unwrap();
+    }
+    let keys = bucket.keys();
+    let snapshots: Vec<_> = keys.iter().filter(|k| k.contains("/snapshot/")).collect();
+    assert_eq!(snapshots.len(), 2, "{keys:?}");
+    // Records the snapshots include are not read: without them the state
+    // is the same.
+    for key in keys.iter().filter(|k| k.contains("/log/")) {
+        if !key.ends_with("09") && !key.ends_with("10") {
+            bucket.delete(key);
+        }
+    }
+    let restarted = bucket.manager(config);
+    assert_eq!(restarted.list_remote_log_segments(&tp(0)).unwrap().len(), 5);
+    assert_eq!(
+        restarted
+            .highest_offset_for_epoch(&tp(0), LeaderEpoch(0))
+            .unwrap(),
+        Some(499)
+    );
+    assert_eq!(restarted.applied(&tp(0)).unwrap(), 10);
+}
+
+#[test]
+fn two_leaders_cannot_both_extend_a_history() {
+    let bucket = Bucket::new();
+    let (a, b) = (bucket.broker(), bucket.broker());
+    let both = HashSet::from([tp(0)]);
+    a.on_partition_leadership_changes(&both, &HashSet::new());
+    b.on_partition_leadership_changes(&both, &HashSet::new());
+    assert!(a.list_remote_log_segments(&tp(0)).unwrap().is_empty());
+    assert!(b.list_remote_log_segments(&tp(0)).unwrap().is_empty());
+    a.add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    // B still believes the history is empty: its write loses the race for
+    // position 1, and it reads the history again.
+    let fenced = b.add_remote_log_segment_metadata(seg(2, 0, 99, &[(1, 0)]));
+    assert!(
+        matches!(fenced, Err(RemoteStorageError::Fenced { sequence: 1, .. })),
+        "{fenced:?}"
+    );
+    assert_eq!(b.list_remote_log_segments(&tp(0)).unwrap().len(), 1);
+    // The record B meant to write is nowhere.
+    assert_eq!(a.applied(&tp(0)).unwrap(), 1);
+    // Deciding again against the new state succeeds, and A sees it once it
+    // reads (it led, so it reads on a miss or a refused write).
+    b.add_remote_log_segment_metadata(seg(2, 0, 99, &[(1, 0)]))
+        .unwrap();
+    a.update_remote_log_segment_metadata(upd(2, CopySegmentFinished))
+        .unwrap();
+    assert_eq!(a.applied(&tp(0)).unwrap(), 3);
+    assert_eq!(
+        a.remote_log_segment_metadata(&tp(0), LeaderEpoch(1), 5)
+            .unwrap()
+            .map(|s| s.state()),
+        Some(CopySegmentFinished)
+    );
+}
+
+#[test]
+fn racing_threads_of_two_brokers_keep_one_linear_history() {
+    let bucket = Bucket::new();
+    let brokers = [bucket.broker(), bucket.broker()];
+    std::thread::scope(|scope| {
+        for (index, broker) in brokers.iter().enumerate() {
+            scope.spawn(move || {
+                for n in 0..20u128 {
+                    let id = 1000 * (index as u128 + 1) + n;
+                    let start = i64::try_from(id).unwrap() * 1000;
+                    let segment = seg(id, start, start + 9, &[(0, start)]);
+                    // Retry on fencing, as the broker's next task run does.
+                    loop {
+                        match broker.add_remote_log_segment_metadata(segment.clone()) {
+                            Ok(()) => break,
+                            Err(RemoteStorageError::Fenced { .. }) => {}
+                            Err(other) => panic!("{other}"),
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let reader = bucket.broker();
+    assert_eq!(reader.list_remote_log_segments(&tp(0)).unwrap().len(), 40);
+    assert_eq!(reader.applied(&tp(0)).unwrap(), 40);
+}
+
+#[test]
+fn a_follower_sees_the_leaders_writes_by_reading_through_and_polling() {
+    let bucket = Bucket::new();
+    let leader = bucket.broker();
+    let follower = bucket.manager(StoreRlmmConfig {
+        poll_interval: Duration::ZERO,
+        ..StoreRlmmConfig::default()
+    });
+    follower.on_partition_leadership_changes(&HashSet::new(), &HashSet::from([tp(0)]));
+    assert_eq!(
+        follower
+            .highest_offset_for_epoch(&tp(0), LeaderEpoch(0))
+            .unwrap(),
+        None
+    );
+    leader
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    leader
+        .update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
+        .unwrap();
+    // A poll interval of zero: the next question reads the new records.
+    assert_eq!(
+        follower
+            .highest_offset_for_epoch(&tp(0), LeaderEpoch(0))
+            .unwrap(),
+        Some(99)
+    );
+    // A follower that becomes leader continues the history.
+    follower.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
+    follower
+        .update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted))
+        .unwrap();
+    assert_eq!(follower.applied(&tp(0)).unwrap(), 3);
+}
+
+#[test]
+fn an_update_of_a_segment_another_broker_added_reads_through() {
+    let bucket = Bucket::new();
+    let (old, new) = (bucket.broker(), bucket.broker());
+    new.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
+    assert!(new.list_remote_log_segments(&tp(0)).unwrap().is_empty());
+    old.add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    // `new` never saw the add, yet the update is not a miss.
+    new.update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
+        .unwrap();
+    assert!(matches!(
+        new.update_remote_log_segment_metadata(upd(7, CopySegmentFinished)),
+        Err(RemoteStorageError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn readiness_follows_loading_and_a_stop_forgets_only_memory() {
+    let bucket = Bucket::new();
+    let broker = bucket.broker();
+    broker
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    let other = bucket.broker();
+    // Loading for readiness happens on the asking thread when nobody else
+    // is loading.
+    assert!(other.is_ready(&tp(0)));
+    other.on_stop_partitions(&HashSet::from([tp(0)]));
+    assert_eq!(other.list_remote_log_segments(&tp(0)).unwrap().len(), 1);
+}
+
+#[test]
+fn deletes_are_records_and_nothing_is_erased() {
+    let bucket = Bucket::new();
+    let broker = bucket.broker();
+    broker
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    for state in [DeleteSegmentStarted, DeleteSegmentFinished] {
+        broker
+            .update_remote_log_segment_metadata(upd(1, state))
+            .unwrap();
+    }
+    assert!(broker.list_remote_log_segments(&tp(0)).unwrap().is_empty());
+    let keys = bucket.keys();
+    assert_eq!(
+        keys.iter().filter(|k| k.contains("/log/")).count(),
+        3,
+        "{keys:?}"
+    );
+}
+
+#[test]
+fn a_corrupt_record_is_an_error_not_a_panic() {
+    let bucket = Bucket::new();
+    let broker = bucket.broker();
+    broker
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    let store = bucket.0.clone();
+    let runtime = krabka_object_store::store::StoreRuntime::new(1).unwrap();
+    let key =
+        Path::from("tier/remote-log-metadata/AAAAAAAAAAAAAAAAAAAAAQ-0/log/00000000000000000002");
+    runtime
+        .block_on(async move {
+            store
+                .put(&key, b"KRMR\x01garbage".to_vec().into())
+                .await
+                .unwrap();
+            Ok(())
+        })
+        .unwrap();
+    let restarted = bucket.broker();
+    assert!(matches!(
+        restarted.list_remote_log_segments(&tp(0)),
+        Err(RemoteStorageError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn on_the_filesystem_a_staged_file_is_never_a_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ObjectStoreConfig::Local {
+        root: dir.path().to_owned(),
+    };
+    let manager = || {
+        StoreRemoteLogMetadataManager::new(
+            StoreHandle::from_config(&config).unwrap(),
+            StoreRlmmConfig::default(),
+        )
+    };
+    manager()
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    // What a writer killed mid-write leaves: a staging file beside the key
+    // of the next record, with a partial record in it.
+    let log = dir
+        .path()
+        .join("remote-log-metadata/AAAAAAAAAAAAAAAAAAAAAQ-0/log");
+    let whole = std::fs::read(log.join("00000000000000000001")).unwrap();
+    std::fs::write(
+        log.join("00000000000000000002#1"),
+        &whole[..whole.len() / 2],
+    )
+    .unwrap();
+    let restarted = manager();
+    assert_eq!(restarted.applied(&tp(0)).unwrap(), 1);
+    restarted
+        .update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
+        .unwrap();
+    assert_eq!(manager().applied(&tp(0)).unwrap(), 2);
+}
