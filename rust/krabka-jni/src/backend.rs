@@ -9,9 +9,8 @@ use {
     krabka_remote_storage::{
         CancellationToken, CustomMetadata, DeleteOutcome, InmemoryRemoteLogMetadataManager,
         LocalTieredStorage, LogSegmentData, MeteredStorage, RemoteLogMetadataManager,
-        RemoteLogSegmentMetadata, RemoteStorageManager, Result, S3RemoteStorage,
-        StoreRemoteLogMetadataManager, TierMetrics,
-        WormRemoteStorage,
+        RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
+        S3RemoteStorage, StoreRemoteLogMetadataManager, TierMetrics, WormRemoteStorage,
     },
     std::sync::Arc,
 };
@@ -108,8 +107,13 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
             store,
             worm,
             allow_plain_on_archive,
+            read_cache,
         } => {
-            let tier = S3RemoteStorage::from_config(&store)?;
+            let handle = S3RemoteStorage::from_config(&store)?
+                .into_store()
+                .with_read_cache(read_cache)
+                .map_err(|err| RemoteStorageError::InvalidArgument(err.to_string()))?;
+            let tier = S3RemoteStorage::on(handle);
             let read_cache = tier.store_handle().read_cache().cloned();
             let storage = match worm {
                 Some(worm) => Storage::new(tier.with_worm(worm).map_err(BridgeError::WormStartup)?),

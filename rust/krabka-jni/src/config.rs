@@ -30,7 +30,9 @@ pub use {
 use {
     keys::{ConfigKey, Plugin},
     krabka_object_store::S3ServerSideEncryption,
-    krabka_object_store::{ObjectStoreConfigError, S3Credentials, Secret},
+    krabka_object_store::{
+        ObjectStoreConfigError, S3Credentials, Secret, store::cache::CacheConfig,
+    },
     krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
     settings::Settings,
     std::{path::PathBuf, time::Duration},
@@ -54,6 +56,9 @@ pub enum BackendConfig {
         /// `worm.allow.plain.on.archive`: the plain tier may start on a
         /// bucket that holds an archive.
         allow_plain_on_archive: bool,
+        /// The read cache's sizes (`fetch.cache.*`, `fetch.prefetch.chunks`);
+        /// `None` when `fetch.cache.size.bytes` is 0.
+        read_cache: Option<CacheConfig>,
     },
 }
 
@@ -102,6 +107,30 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
         store: Box::new(store),
         worm,
         allow_plain_on_archive: settings.flag(ConfigKey::WormAllowPlainOnArchive),
+        read_cache: read_cache(&settings)?,
+    })
+}
+
+/// The read cache of an object-store backend: `None` when
+/// `fetch.cache.size.bytes` is 0; sizes that do not fit together are
+/// refused, naming the cache size.
+fn read_cache(settings: &Settings<'_>) -> Result<Option<CacheConfig>, ConfigError> {
+    let capacity_bytes: u64 = settings.integer(ConfigKey::FetchCacheSizeBytes)?;
+    if capacity_bytes == 0 {
+        return Ok(None);
+    }
+    let config = CacheConfig {
+        capacity_bytes,
+        chunk_bytes: settings.integer(ConfigKey::FetchCacheChunkSizeBytes)?,
+        prefetch_chunks: settings.integer(ConfigKey::FetchPrefetchChunks)?,
+        ..CacheConfig::default()
+    };
+    config.validated().map(Some).map_err(|_| {
+        ConfigError::refused(
+            ConfigKey::FetchCacheSizeBytes,
+            &capacity_bytes.to_string(),
+            "0, or room for fetch.prefetch.chunks + 2 chunks of fetch.cache.chunk.size.bytes",
+        )
     })
 }
 

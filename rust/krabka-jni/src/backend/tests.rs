@@ -50,6 +50,7 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
             "test-key-1",
         )),
         allow_plain_on_archive: false,
+        read_cache: None,
     })
     .unwrap_err();
     assert!(
@@ -63,6 +64,7 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
         store: Box::new(ObjectStoreConfig::InMemory),
         worm: Some(WormConfig::new("/nonexistent/worm-key.pem", "k1")),
         allow_plain_on_archive: false,
+        read_cache: None,
     })
     .unwrap_err();
     assert!(
@@ -76,6 +78,7 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
         store: Box::new(ObjectStoreConfig::InMemory),
         worm: None,
         allow_plain_on_archive: false,
+        read_cache: None,
     })
     .unwrap();
     assert_eq!(plain.delete_segment(&metadata()).unwrap(), 0);
@@ -91,6 +94,7 @@ fn the_plain_tier_refuses_a_bucket_that_holds_an_archive_unless_allowed() {
             }),
             worm: None,
             allow_plain_on_archive,
+            read_cache: None,
         })
     };
     plain(false).expect("an empty bucket is no archive");

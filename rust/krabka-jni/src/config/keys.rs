@@ -21,7 +21,7 @@
 use {
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
-        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT,
+        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, store::cache,
     },
     std::{fmt, time::Duration},
 };
@@ -84,6 +84,12 @@ pub enum ConfigKey {
     RequestTimeoutMs,
     /// `connect.timeout.ms`.
     ConnectTimeoutMs,
+    /// `fetch.cache.size.bytes`.
+    FetchCacheSizeBytes,
+    /// `fetch.cache.chunk.size.bytes`.
+    FetchCacheChunkSizeBytes,
+    /// `fetch.prefetch.chunks`.
+    FetchPrefetchChunks,
     /// `worm.enabled`.
     WormEnabled,
     /// `worm.signing.key.path`.
@@ -254,6 +260,10 @@ const DEFAULT_RETRIES: i32 = int(DEFAULT_MAX_RETRIES);
 const DEFAULT_RETRY_TIMEOUT_MS: i64 = millis(DEFAULT_RETRY_TIMEOUT);
 const DEFAULT_REQUEST_TIMEOUT_MS: i64 = millis(DEFAULT_REQUEST_TIMEOUT);
 const DEFAULT_CONNECT_TIMEOUT_MS: i64 = millis(DEFAULT_CONNECT_TIMEOUT);
+const DEFAULT_READ_CACHE_BYTES: i64 = unsigned(cache::DEFAULT_CACHE_BYTES);
+const DEFAULT_READ_CACHE_CHUNK: i64 = unsigned(cache::DEFAULT_CHUNK_BYTES);
+const MIN_READ_CACHE_CHUNK: i64 = unsigned(cache::MIN_CHUNK_BYTES);
+const DEFAULT_READ_AHEAD_CHUNKS: i32 = int(cache::DEFAULT_PREFETCH_CHUNKS);
 
 /// `value` as a Java `long`; evaluated at compile time, so too large a
 /// default does not build.
@@ -306,7 +316,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 37] = [
+    pub const ALL: [Self; 40] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -333,6 +343,9 @@ impl ConfigKey {
         Self::RetryTimeoutMs,
         Self::RequestTimeoutMs,
         Self::ConnectTimeoutMs,
+        Self::FetchCacheSizeBytes,
+        Self::FetchCacheChunkSizeBytes,
+        Self::FetchPrefetchChunks,
         Self::WormEnabled,
         Self::WormSigningKeyPath,
         Self::WormKeyId,
@@ -425,6 +438,9 @@ impl ConfigKey {
             | Self::RetryTimeoutMs
             | Self::RequestTimeoutMs
             | Self::ConnectTimeoutMs => self.transfer_row(),
+            Self::FetchCacheSizeBytes
+            | Self::FetchCacheChunkSizeBytes
+            | Self::FetchPrefetchChunks => self.read_cache_row(),
             Self::WormEnabled
             | Self::WormSigningKeyPath
             | Self::WormKeyId
@@ -661,6 +677,41 @@ impl ConfigKey {
         }
     }
 
+    /// Rows of the read cache of the object-store backends.
+    const fn read_cache_row(self) -> Row {
+        use Importance::{Low, Medium};
+        match self {
+            Self::FetchCacheSizeBytes => long(
+                DEFAULT_READ_CACHE_BYTES,
+                Range { min: 0, max: None },
+                Medium,
+                "Native memory of the read cache of the s3, gcs and azure backends: segment bytes                  of remote fetches in aligned chunks, shared by every partition of the broker,                  with read-ahead for consumers catching up (see docs/object-store.md); 0 turns                  the cache off. It must hold fetch.prefetch.chunks + 2 chunks.",
+            ),
+            Self::FetchCacheChunkSizeBytes => long(
+                DEFAULT_READ_CACHE_CHUNK,
+                Range {
+                    min: MIN_READ_CACHE_CHUNK,
+                    max: Some(64 * MIB),
+                },
+                Low,
+                "Bytes per cached chunk and per ranged GET of the read cache.",
+            ),
+            Self::FetchPrefetchChunks => (
+                Kind::Int {
+                    default: DEFAULT_READ_AHEAD_CHUNKS,
+                    range: Range {
+                        min: 0,
+                        max: Some(1024),
+                    },
+                },
+                Low,
+                "Chunks the read cache fetches ahead of a fetch that continues the previous one                  of its segment (it grows while the reader keeps up, to a sixteenth of the                  cache); 0 turns read-ahead off.",
+            ),
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
+        }
+    }
+
     /// Rows of the write-once archive.
     const fn worm_row(self) -> Row {
         use Importance::{Low, Medium};
@@ -749,6 +800,9 @@ impl ConfigKey {
             Self::RetryTimeoutMs => "retry.timeout.ms",
             Self::RequestTimeoutMs => "request.timeout.ms",
             Self::ConnectTimeoutMs => "connect.timeout.ms",
+            Self::FetchCacheSizeBytes => "fetch.cache.size.bytes",
+            Self::FetchCacheChunkSizeBytes => "fetch.cache.chunk.size.bytes",
+            Self::FetchPrefetchChunks => "fetch.prefetch.chunks",
             Self::WormEnabled => "worm.enabled",
             Self::WormSigningKeyPath => "worm.signing.key.path",
             Self::WormKeyId => "worm.key.id",

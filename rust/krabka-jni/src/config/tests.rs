@@ -586,3 +586,51 @@ fn s3_storage_class_and_encryption_reach_the_s3_config() {
     );
     assert!(s3(&[(S3StorageClass, "standard ia")]).is_err());
 }
+
+#[test]
+fn the_read_cache_takes_its_sizes_from_the_fetch_keys() {
+    use {
+        ConfigKey::{FetchCacheChunkSizeBytes, FetchCacheSizeBytes, FetchPrefetchChunks},
+        krabka_object_store::store::cache::CacheConfig,
+    };
+    let cache = |entries: &[(ConfigKey, &str)]| match parse_backend(&with(&S3, entries)) {
+        Ok(BackendConfig::ObjectStore { read_cache, .. }) => Ok(read_cache),
+        Ok(other) => panic!("not an object store: {other:?}"),
+        Err(err) => Err(err),
+    };
+    assert_eq!(cache(&[]).unwrap(), Some(CacheConfig::default()));
+    assert_eq!(cache(&[(FetchCacheSizeBytes, "0")]).unwrap(), None);
+    let sized = cache(&[
+        (FetchCacheSizeBytes, "67108864"),
+        (FetchCacheChunkSizeBytes, "1048576"),
+        (FetchPrefetchChunks, "4"),
+    ])
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        (
+            sized.capacity_bytes,
+            sized.chunk_bytes,
+            sized.prefetch_chunks
+        ),
+        (64 << 20, 1 << 20, 4)
+    );
+    // Too small for its read-ahead: refused, naming the cache size.
+    let err = cache(&[(FetchCacheSizeBytes, "1048576")]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConfigError::Refused {
+                key: FetchCacheSizeBytes,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // A chunk below the minimum is refused by the table.
+    let err = cache(&[(FetchCacheChunkSizeBytes, "100")]).unwrap_err();
+    assert!(
+        err.to_string().contains("fetch.cache.chunk.size.bytes"),
+        "{err}"
+    );
+}

@@ -99,6 +99,15 @@ public final class ConfigKeys {
     /** {@code connect.timeout.ms}. */
     public static final String CONNECT_TIMEOUT_MS_CONFIG = "connect.timeout.ms";
 
+    /** {@code fetch.cache.size.bytes}. */
+    public static final String FETCH_CACHE_SIZE_BYTES_CONFIG = "fetch.cache.size.bytes";
+
+    /** {@code fetch.cache.chunk.size.bytes}. */
+    public static final String FETCH_CACHE_CHUNK_SIZE_BYTES_CONFIG = "fetch.cache.chunk.size.bytes";
+
+    /** {@code fetch.prefetch.chunks}. */
+    public static final String FETCH_PREFETCH_CHUNKS_CONFIG = "fetch.prefetch.chunks";
+
     /** {@code worm.enabled}. */
     public static final String WORM_ENABLED_CONFIG = "worm.enabled";
 
@@ -165,6 +174,9 @@ public final class ConfigKeys {
             RETRY_TIMEOUT_MS_CONFIG,
             REQUEST_TIMEOUT_MS_CONFIG,
             CONNECT_TIMEOUT_MS_CONFIG,
+            FETCH_CACHE_SIZE_BYTES_CONFIG,
+            FETCH_CACHE_CHUNK_SIZE_BYTES_CONFIG,
+            FETCH_PREFETCH_CHUNKS_CONFIG,
             WORM_ENABLED_CONFIG,
             WORM_SIGNING_KEY_PATH_CONFIG,
             WORM_KEY_ID_CONFIG,
@@ -290,6 +302,23 @@ public final class ConfigKeys {
                 "Time budget of one object-store request.");
         def.define(CONNECT_TIMEOUT_MS_CONFIG, Type.LONG, 5000L, Range.atLeast(1L), Importance.LOW,
                 "Time budget of one connection attempt.");
+        def.define(FETCH_CACHE_SIZE_BYTES_CONFIG, Type.LONG, 268435456L,
+                Range.atLeast(0L), Importance.MEDIUM,
+                "Native memory of the read cache of the s3, gcs and azure backends: "
+                        + "segment bytes                  of remote fetches in aligned chunks, "
+                        + "shared by every partition of the broker,                  with "
+                        + "read-ahead for consumers catching up (see docs/object-store.md); 0 "
+                        + "turns                  the cache off. It must hold "
+                        + "fetch.prefetch.chunks + 2 chunks.");
+        def.define(FETCH_CACHE_CHUNK_SIZE_BYTES_CONFIG, Type.LONG, 524288L,
+                Range.between(4096L, 67108864L), Importance.LOW,
+                "Bytes per cached chunk and per ranged GET of the read cache.");
+        def.define(FETCH_PREFETCH_CHUNKS_CONFIG, Type.INT, 16,
+                Range.between(0, 1024), Importance.LOW,
+                "Chunks the read cache fetches ahead of a fetch that continues the "
+                        + "previous one                  of its segment (it grows while the "
+                        + "reader keeps up, to a sixteenth of the                  cache); 0 "
+                        + "turns read-ahead off.");
         def.define(WORM_ENABLED_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Write-once (WORM) archive mode of the s3 and gcs backends (see "
                         + "docs/worm.md): start-up refuses unless the bucket proves it is "
