@@ -17,12 +17,13 @@
 
 use {
     crate::{
-        GcsConfig, ObjectStoreConfig, ObjectStoreConfigError, S3Config, S3Credentials,
-        S3ServerSideEncryption, storage_class::WithStorageClass,
+        AzureConfig, AzureCredentials, GcsConfig, ObjectStoreConfig, ObjectStoreConfigError,
+        S3Config, S3Credentials, S3ServerSideEncryption, storage_class::WithStorageClass,
     },
     object_store::{
         BackoffConfig, ClientOptions, ObjectStore, RetryConfig,
         aws::{AmazonS3Builder, Checksum},
+        azure::{AzureConfigKey, MicrosoftAzureBuilder},
         gcp::GoogleCloudStorageBuilder,
         local::LocalFileSystem,
         memory::InMemory,
@@ -56,7 +57,7 @@ pub enum ObjectStoreBuildError {
     /// service-account key that is not valid JSON).
     #[error("the {backend} client refused the configuration")]
     Client {
-        /// `S3`, `GCS` or `local`.
+        /// `S3`, `GCS`, `Azure` or `local`.
         backend: &'static str,
         /// The client's own error.
         #[source]
@@ -97,6 +98,10 @@ const GOOGLE_APPLICATION_CREDENTIALS: &str = "GOOGLE_APPLICATION_CREDENTIALS";
 ///   `service_account_key`, `application_credentials_path` (else
 ///   `$GOOGLE_APPLICATION_CREDENTIALS`, else gcloud's well-known file), else
 ///   the metadata server (Workload Identity).
+/// - **Azure**: Blob Storage with the account's shared key or a SAS token,
+///   at `https://<account>.blob.core.windows.net` or the configured
+///   endpoint (containers directly under it); never the emulator mode of
+///   `object_store`, so nothing is read from the environment.
 /// - **Local**: a directory, created when missing, with fsync on write.
 /// - **InMemory**: process memory.
 ///
@@ -121,6 +126,7 @@ pub fn build_object_store(
     match config {
         ObjectStoreConfig::S3(s3) => build_s3(s3),
         ObjectStoreConfig::Gcs(gcs) => build_gcs(gcs),
+        ObjectStoreConfig::Azure(azure) => build_azure(azure),
         ObjectStoreConfig::Local { root } => build_local(root),
         ObjectStoreConfig::InMemory => Ok(Arc::new(InMemory::new())),
     }
@@ -293,6 +299,40 @@ fn build_gcs(config: &GcsConfig) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuil
     Ok(Arc::new(store))
 }
 
+/// The Azure client a configuration describes: account, container,
+/// credentials, endpoint and the shared client policy.
+fn azure_builder(config: &AzureConfig) -> MicrosoftAzureBuilder {
+    let mut builder = MicrosoftAzureBuilder::new()
+        .with_account(&config.account)
+        .with_container_name(&config.container)
+        .with_retry(retry_config(config.max_retries, config.retry_timeout))
+        .with_client_options(client_options(
+            config.allow_http,
+            config.request_timeout,
+            config.connect_timeout,
+        ));
+    builder = match &config.credentials {
+        AzureCredentials::AccessKey(key) => builder.with_access_key(key.expose().trim()),
+        AzureCredentials::SasToken(sas) => {
+            builder.with_config(AzureConfigKey::SasKey, sas.expose().trim())
+        }
+    };
+    if let Some(endpoint) = &config.endpoint {
+        builder = builder.with_endpoint(endpoint.trim_end_matches('/').to_owned());
+    }
+    builder
+}
+
+fn build_azure(config: &AzureConfig) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
+    let store = azure_builder(config)
+        .build()
+        .map_err(|source| ObjectStoreBuildError::Client {
+            backend: "Azure",
+            source,
+        })?;
+    Ok(Arc::new(store))
+}
+
 /// The path as UTF-8 text after checking the file can be opened, so a typo
 /// is reported against the field that holds it.
 fn readable_path(field: &'static str, path: &Path) -> Result<String, ObjectStoreBuildError> {
@@ -426,6 +466,55 @@ mod tests {
         config.endpoint = Some("http://127.0.0.1:4443".to_owned());
         config.allow_http = true;
         build_object_store(&ObjectStoreConfig::Gcs(config)).unwrap();
+    }
+
+    fn azurite() -> AzureConfig {
+        let mut config = AzureConfig::new(
+            "devstoreaccount1",
+            "tier",
+            AzureCredentials::AccessKey(Secret::new("a2V5")),
+        );
+        config.endpoint = Some("http://127.0.0.1:10000/devstoreaccount1/".to_owned());
+        config.allow_http = true;
+        config
+    }
+
+    #[test]
+    fn azure_builds_on_the_configured_endpoint_never_the_emulator_mode() {
+        let builder = azure_builder(&azurite());
+        assert_eq!(
+            builder.get_config_value(&AzureConfigKey::Endpoint),
+            Some("http://127.0.0.1:10000/devstoreaccount1".to_owned())
+        );
+        assert_eq!(
+            builder.get_config_value(&AzureConfigKey::UseEmulator),
+            Some("false".to_owned())
+        );
+        assert_eq!(
+            builder.get_config_value(&AzureConfigKey::ContainerName),
+            Some("tier".to_owned())
+        );
+        let store = build_object_store(&ObjectStoreConfig::Azure(azurite())).unwrap();
+        assert!(store.to_string().contains("tier"), "{store}");
+    }
+
+    #[test]
+    fn azure_sas_tokens_build_and_malformed_keys_are_client_errors() {
+        let mut sas = azurite();
+        sas.credentials = AzureCredentials::SasToken(Secret::new("?sv=2024-11-04&sp=rwdl&sig=abc"));
+        assert_eq!(
+            azure_builder(&sas).get_config_value(&AzureConfigKey::SasKey),
+            Some("?sv=2024-11-04&sp=rwdl&sig=abc".to_owned())
+        );
+        build_object_store(&ObjectStoreConfig::Azure(sas)).unwrap();
+        let mut bad = azurite();
+        bad.credentials = AzureCredentials::AccessKey(Secret::new("not base64!"));
+        let err = build_object_store(&ObjectStoreConfig::Azure(bad)).unwrap_err();
+        assert!(
+            matches!(err, ObjectStoreBuildError::Client { backend: "Azure", .. }),
+            "{err:?}"
+        );
+        assert!(!format!("{err:?}").contains("not base64"), "{err:?}");
     }
 
     #[test]

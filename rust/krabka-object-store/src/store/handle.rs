@@ -81,6 +81,10 @@ impl StoreHandle {
                 gcs.prefix.clone(),
                 Some((gcs.multipart_threshold, gcs.multipart_chunk_size)),
             ),
+            ObjectStoreConfig::Azure(azure) => (
+                azure.prefix.clone(),
+                Some((azure.multipart_threshold, azure.multipart_chunk_size)),
+            ),
             _ => (None, None),
         };
         let mut handle = Self::new(store, prefix)?;
