@@ -432,6 +432,88 @@ mod tests {
         );
     }
 
+    /// The request line and `Host` of the first request the S3 client built
+    /// from `config` sends for a PUT of `key`, captured by a loopback HTTP
+    /// proxy (so any host name works without DNS). For an `https://`
+    /// endpoint that is the proxy's `CONNECT` line.
+    fn first_request(config: &S3Config) -> (String, String) {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let proxy = format!("http://{}", listener.local_addr().unwrap());
+        let seen = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut writer = stream.try_clone().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let (mut host, mut length) = (String::new(), 0);
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                let header = header.trim_end();
+                if header.is_empty() {
+                    break;
+                }
+                let (name, value) = header.split_once(':').unwrap_or((header, ""));
+                match name.to_ascii_lowercase().as_str() {
+                    "host" => value.trim().clone_into(&mut host),
+                    "content-length" => length = value.trim().parse().unwrap_or(0),
+                    _ => {}
+                }
+            }
+            let mut body = vec![0; length];
+            std::io::Read::read_exact(&mut reader, &mut body).unwrap();
+            let answer = if line.starts_with("CONNECT") {
+                "HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            } else {
+                "HTTP/1.1 200 OK\r\netag: \"e\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            };
+            writer.write_all(answer.as_bytes()).unwrap();
+            (line.trim_end().to_owned(), host)
+        });
+        let store = s3_builder(config)
+            .unwrap()
+            .with_proxy_url(proxy)
+            .build()
+            .unwrap();
+        let _ = tokio_runtime().block_on(store.put(&ObjectPath::from("k/v.log"), b"x".to_vec().into()));
+        seen.join().unwrap()
+    }
+
+    fn addressed(path_style: bool, endpoint: Option<&str>) -> S3Config {
+        let mut config = S3Config::new("tier", "eu-west-1");
+        config.endpoint = endpoint.map(str::to_owned);
+        config.allow_http = true;
+        config.path_style = path_style;
+        config.max_retries = 0;
+        config.credentials = S3Credentials::Static {
+            access_key_id: "test".to_owned(),
+            secret_access_key: Secret::new("testtesttest"),
+            session_token: None,
+        };
+        config
+    }
+
+    #[test]
+    fn path_style_puts_the_bucket_in_the_path() {
+        let (line, host) = first_request(&addressed(true, Some("http://s3.example.com:9000/")));
+        assert_eq!(line, "PUT http://s3.example.com:9000/tier/k/v.log HTTP/1.1");
+        assert_eq!(host, "s3.example.com:9000");
+    }
+
+    #[test]
+    fn virtual_hosted_style_puts_the_bucket_in_the_host() {
+        let (line, host) = first_request(&addressed(false, Some("http://s3.example.com:9000")));
+        assert_eq!(line, "PUT http://tier.s3.example.com:9000/k/v.log HTTP/1.1");
+        assert_eq!(host, "tier.s3.example.com:9000");
+        // No endpoint: AWS's regional virtual host, over TLS.
+        let (line, _) = first_request(&addressed(false, None));
+        assert_eq!(
+            line,
+            "CONNECT tier.s3.eu-west-1.amazonaws.com:443 HTTP/1.1"
+        );
+    }
+
     #[test]
     fn a_missing_service_account_file_names_its_field() {
         let mut config = GcsConfig::new("tier");
