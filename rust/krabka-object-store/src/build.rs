@@ -476,7 +476,8 @@ mod tests {
             .with_proxy_url(proxy)
             .build()
             .unwrap();
-        let _ = tokio_runtime().block_on(store.put(&ObjectPath::from("k/v.log"), b"x".to_vec().into()));
+        let _ =
+            tokio_runtime().block_on(store.put(&ObjectPath::from("k/v.log"), b"x".to_vec().into()));
         seen.join().unwrap()
     }
 
@@ -508,10 +509,7 @@ mod tests {
         assert_eq!(host, "tier.s3.example.com:9000");
         // No endpoint: AWS's regional virtual host, over TLS.
         let (line, _) = first_request(&addressed(false, None));
-        assert_eq!(
-            line,
-            "CONNECT tier.s3.eu-west-1.amazonaws.com:443 HTTP/1.1"
-        );
+        assert_eq!(line, "CONNECT tier.s3.eu-west-1.amazonaws.com:443 HTTP/1.1");
     }
 
     #[test]
@@ -593,7 +591,13 @@ mod tests {
         bad.credentials = AzureCredentials::AccessKey(Secret::new("not base64!"));
         let err = build_object_store(&ObjectStoreConfig::Azure(bad)).unwrap_err();
         assert!(
-            matches!(err, ObjectStoreBuildError::Client { backend: "Azure", .. }),
+            matches!(
+                err,
+                ObjectStoreBuildError::Client {
+                    backend: "Azure",
+                    ..
+                }
+            ),
             "{err:?}"
         );
         assert!(!format!("{err:?}").contains("not base64"), "{err:?}");

@@ -430,7 +430,9 @@ impl AzureConfig {
         }
         match &self.credentials {
             AzureCredentials::AccessKey(key) if key.expose().trim().is_empty() => {
-                return Err(ObjectStoreConfigError::Missing { field: "access_key" });
+                return Err(ObjectStoreConfigError::Missing {
+                    field: "access_key",
+                });
             }
             AzureCredentials::SasToken(sas) => {
                 let query = sas.expose().trim().trim_start_matches('?');

@@ -33,9 +33,10 @@ pub use {
     build::{ObjectStoreBuildError, build_object_store},
     config::{
         AZURE_MAX_BLOCK_SIZE, AZURE_MAX_BLOCKS, AZURE_MAX_SINGLE_PUT, AzureConfig,
-        AzureCredentials, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
-        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
-        ObjectStoreConfig, S3Config, S3Credentials, S3ServerSideEncryption,
+        AzureCredentials, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+        DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_RETRY_TIMEOUT, GcsConfig, ObjectStoreConfig, S3Config, S3Credentials,
+        S3ServerSideEncryption,
     },
     error::ObjectStoreConfigError,
     secret::Secret,

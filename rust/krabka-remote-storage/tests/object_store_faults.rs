@@ -79,7 +79,11 @@ impl Server {
                     proxied.request_timeout = timeout;
                 }
                 let proxied = S3RemoteStorage::from_s3_config(&proxied).unwrap();
-                (proxy, proxied, S3RemoteStorage::from_s3_config(&direct).unwrap())
+                (
+                    proxy,
+                    proxied,
+                    S3RemoteStorage::from_s3_config(&direct).unwrap(),
+                )
             }
             Self::Azure(server) => {
                 let proxy = Proxy::start(server.authority(), Mode::Forward);
@@ -95,7 +99,11 @@ impl Server {
                     proxied.request_timeout = timeout;
                 }
                 let proxied = S3RemoteStorage::from_azure_config(&proxied).unwrap();
-                (proxy, proxied, S3RemoteStorage::from_azure_config(&direct).unwrap())
+                (
+                    proxy,
+                    proxied,
+                    S3RemoteStorage::from_azure_config(&direct).unwrap(),
+                )
             }
         };
         (proxy, proxied.with_upload_concurrency(2), direct)
@@ -117,10 +125,8 @@ fn azure_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
 }
 
 fn stopped_mid_upload(server: &Server) {
-    let (proxy, tier, direct) = server.tiers(
-        "stopped",
-        &Policy::retries(2, Duration::from_secs(5)),
-    );
+    let (proxy, tier, direct) =
+        server.tiers("stopped", &Policy::retries(2, Duration::from_secs(5)));
     let dir = tempfile::tempdir().unwrap();
     let len = 24 * MIB;
     let md = orders_segment(len);
@@ -235,10 +241,8 @@ fn azure_throttling_is_retried_with_backoff_and_counted() {
 }
 
 fn throttled(server: &Server) {
-    let (proxy, tier, direct) = server.tiers(
-        "throttled",
-        &Policy::retries(2, Duration::from_secs(10)),
-    );
+    let (proxy, tier, direct) =
+        server.tiers("throttled", &Policy::retries(2, Duration::from_secs(10)));
     let dir = tempfile::tempdir().unwrap();
     let md = orders_segment(1000);
     direct
@@ -286,10 +290,7 @@ fn an_azure_reset_during_a_download_is_resumed() {
 }
 
 fn reset_download(server: &Server) {
-    let (proxy, tier, direct) = server.tiers(
-        "reset",
-        &Policy::retries(3, Duration::from_secs(10)),
-    );
+    let (proxy, tier, direct) = server.tiers("reset", &Policy::retries(3, Duration::from_secs(10)));
     // One GET for the whole range, larger than the socket buffers can hold.
     let len = 40 * MIB;
     let tier = tier.with_fetch_tuning(len, 1);

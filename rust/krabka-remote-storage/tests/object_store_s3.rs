@@ -431,7 +431,9 @@ fn seaweedfs_stores_the_storage_class_and_sse_s3() {
             "{headers:?}"
         );
         assert_eq!(
-            headers.get("x-amz-storage-class").and_then(|v| v.to_str().ok()),
+            headers
+                .get("x-amz-storage-class")
+                .and_then(|v| v.to_str().ok()),
             Some("STANDARD_IA"),
             "{headers:?}"
         );

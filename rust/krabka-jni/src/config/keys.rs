@@ -550,10 +550,7 @@ impl ConfigKey {
                 High,
                 "Azure storage account name; required when backend is azure.",
             ),
-            Self::AzureContainer => text(
-                High,
-                "Blob container; required when backend is azure.",
-            ),
+            Self::AzureContainer => text(High, "Blob container; required when backend is azure."),
             Self::AzureEndpoint => text(
                 Medium,
                 "Blob endpoint of the account, containers directly under it, for emulators and \

@@ -1,8 +1,8 @@
 use {
     super::*,
     keys::ConfigKey::{
-        AzureAccessKey, AzureAccount, AzureAllowHttp, AzureContainer, AzureEndpoint,
-        AzureSasToken, Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
+        AzureAccessKey, AzureAccount, AzureAllowHttp, AzureContainer, AzureEndpoint, AzureSasToken,
+        Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
         GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
         NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
         S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, S3SseKmsKeyId, S3StorageClass,
@@ -396,7 +396,10 @@ fn azure_keys_fill_the_azure_config() {
     assert!(config.allow_http);
     assert_eq!(config.prefix.as_deref(), Some("kafka/tier"));
     assert_eq!(config.multipart_chunk_size, 8 * 1024 * 1024);
-    assert_eq!(config.request_timeout, std::time::Duration::from_millis(1500));
+    assert_eq!(
+        config.request_timeout,
+        std::time::Duration::from_millis(1500)
+    );
     assert_eq!(
         config.credentials,
         AzureCredentials::AccessKey(Secret::new("a2V5"))
@@ -419,9 +422,18 @@ fn azure_keys_fill_the_azure_config() {
 #[test]
 fn azure_errors_name_the_azure_key_and_hide_secrets() {
     for (missing, present) in [
-        (AzureAccount, &[(AzureContainer, "tiered"), (AzureAccessKey, "a2V5")]),
-        (AzureContainer, &[(AzureAccount, "account1"), (AzureAccessKey, "a2V5")]),
-        (AzureAccessKey, &[(AzureAccount, "account1"), (AzureContainer, "tiered")]),
+        (
+            AzureAccount,
+            &[(AzureContainer, "tiered"), (AzureAccessKey, "a2V5")],
+        ),
+        (
+            AzureContainer,
+            &[(AzureAccount, "account1"), (AzureAccessKey, "a2V5")],
+        ),
+        (
+            AzureAccessKey,
+            &[(AzureAccount, "account1"), (AzureContainer, "tiered")],
+        ),
     ] {
         let mut pairs = vec![(Backend, "azure")];
         pairs.extend_from_slice(present);

@@ -152,7 +152,9 @@ pub fn to_store_error(err: ObjectStoreError, operation: &str, resource: &str) ->
     match classify(&err) {
         Failure::NotFound => StoreError::not_found(resource),
         Failure::NoSuchBucket => backend(
-            format!("{operation} {resource} failed: the bucket (or Azure container) does not exist"),
+            format!(
+                "{operation} {resource} failed: the bucket (or Azure container) does not exist"
+            ),
             err,
         ),
         Failure::AccessDenied => backend(
