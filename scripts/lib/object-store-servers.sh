@@ -20,6 +20,7 @@ AZURITE_PREFIX=$KRABKA_TOOLS/azurite
 AZURITE_ACCOUNT=devstoreaccount1
 AZURITE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 SERVER_PIDS=()
+AZURITE_PID=""
 SERVER_DIR=""
 WEED_PORTS=()
 WEED_ENDPOINT=""
@@ -186,6 +187,7 @@ start_servers() {
           --location "$SERVER_DIR/azurite" --skipApiVersionCheck --loose --silent \
           > "$SERVER_DIR/azurite.log" 2>&1 &
         SERVER_PIDS+=($!)
+        AZURITE_PID=$!
         wait_http "http://127.0.0.1:$port/" azurite
         endpoint=http://127.0.0.1:$port/$AZURITE_ACCOUNT
         "$VENV/bin/python" rust/krabka-remote-storage/tests/azurite/create_container.py \
@@ -204,6 +206,12 @@ stop_servers() {
   if [[ -n $SERVER_DIR && -s $SERVER_DIR/aws-rules.log ]]; then
     echo "--- the aws-rules front's log (last 20 lines)"
     tail -n 20 "$SERVER_DIR/aws-rules.log"
+  fi
+  # Azurite closes its idle keep-alive connections for about 90 s after SIGTERM; its data is thrown
+  # away anyway, so it is killed outright.
+  if [[ -n $AZURITE_PID ]]; then
+    kill -KILL "$AZURITE_PID" 2>/dev/null || true
+    AZURITE_PID=""
   fi
   for pid in "${SERVER_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true

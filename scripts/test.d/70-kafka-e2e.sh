@@ -5,7 +5,8 @@
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
 #   newest: filesystem tier + our RLMM; filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
-#           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2
+#           broker restart; SeaweedFS (S3) + TopicBased with a restart; Azurite (Azure Blob Storage, npm)
+#           + our RLMM; two brokers with RF 2
 #           and native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
 #           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
@@ -30,6 +31,7 @@ need javac openjdk-17-jdk-headless
 need mvn maven
 need curl curl
 need python3 python3
+need npm npm
 
 rsm="${E2E_RSM:-auto}"
 if [[ $rsm == auto ]]; then
@@ -76,6 +78,7 @@ for kafka in newest oldest; do
   [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka no")
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes")
+  [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka azure-krabka-rlmm tests/e2e/single-node.sh azure krabka no")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
   [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh")
   if [[ $kafka == newest && $rsm == krabka ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One end-to-end scenario on a single-node KRaft cluster (combined broker + controller).
-#   tests/e2e/single-node.sh <name> <tier: filesystem|s3> <rlmm: topic-based|krabka> <restart: yes|no>
+#   tests/e2e/single-node.sh <name> <tier: filesystem|s3|azure> <rlmm: topic-based|krabka> <restart: yes|no>
 # Environment: E2E_KAFKA, E2E_RSM, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh).
 # Produces three topics (plain, zstd-compressed, transactional with aborts), waits until their closed
 # segments are tiered and deleted locally, reads every record back from offset 0 and checks ListOffsets;
@@ -21,7 +21,9 @@ case "$tier" in
   filesystem) export E2E_TIER_DIR="$E2E_WORK/tier"; mkdir -p "$E2E_TIER_DIR"; tier_spec="fs:$E2E_TIER_DIR"; s3=() ;;
   s3) e2e_start_seaweedfs; export E2E_S3_PREFIX="e2e-$name"
       tier_spec="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX"; s3=(--s3-endpoint "$E2E_S3_ENDPOINT") ;;
-  *) echo "tier must be filesystem or s3" >&2; exit 2 ;;
+  azure) e2e_start_azurite; export E2E_AZURE_PREFIX="e2e-$name"
+      tier_spec="azure://$E2E_AZURE_CONTAINER/$E2E_AZURE_PREFIX"; s3=(--azure-endpoint "$E2E_AZURE_ENDPOINT") ;;
+  *) echo "tier must be filesystem, s3 or azure" >&2; exit 2 ;;
 esac
 e2e_log "scenario $name: Kafka $KAFKA_VERSION, RSM $E2E_RSM on $tier, RLMM $rlmm, restart $restart"
 
