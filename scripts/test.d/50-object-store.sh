@@ -22,7 +22,7 @@ echo "--- GCS test server vs fake-gcs-server"
 "$VENV/bin/python" rust/krabka-remote-storage/tests/gcs-server/test_server.py
 
 echo "--- Rust integration tests against the servers"
-tests=(--test object_store_s3 --test object_store_gcs --test object_store_faults)
+tests=(--test object_store_s3 --test object_store_gcs --test object_store_azure --test object_store_faults)
 if [[ -f rust/krabka-remote-storage/tests/object_store_conformance.rs ]]; then
   tests+=(--test object_store_conformance)
 fi
