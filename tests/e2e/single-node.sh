@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One end-to-end scenario on a single-node KRaft cluster (combined broker + controller).
-#   tests/e2e/single-node.sh <name> <tier: filesystem|s3> <rlmm: topic-based|krabka> <restart: yes|no>
-#                            [<metrics: yes|no>] [<tier-read: yes|no>]
+#   tests/e2e/single-node.sh <name> <tier: filesystem|s3|azure> <rlmm: topic-based|krabka|krabka-memory>
+#                            <restart: yes|no> [<metrics: yes|no>] [<tier-read: yes|no>]
 # Environment: E2E_KAFKA, E2E_RSM, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh).
 # Produces three topics (plain, zstd-compressed, transactional with aborts), waits until their closed
 # segments are tiered and deleted locally, reads every record back from offset 0 and checks ListOffsets;
@@ -32,7 +32,10 @@ case "$tier" in
   s3) e2e_start_seaweedfs; export E2E_S3_PREFIX="e2e-$name"
       tier_spec="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX"; s3=(--s3-endpoint "$E2E_S3_ENDPOINT")
       tier_source=(--s3-bucket "$E2E_S3_BUCKET" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style --prefix "$E2E_S3_PREFIX") ;;
-  *) echo "tier must be filesystem or s3" >&2; exit 2 ;;
+  azure) e2e_start_azurite; export E2E_AZURE_PREFIX="e2e-$name"
+      tier_spec="azure://$E2E_AZURE_CONTAINER/$E2E_AZURE_PREFIX"; s3=(--azure-endpoint "$E2E_AZURE_ENDPOINT")
+      tier_source=() ;;
+  *) echo "tier must be filesystem, s3 or azure" >&2; exit 2 ;;
 esac
 e2e_log "scenario $name: Kafka $KAFKA_VERSION, RSM $E2E_RSM on $tier, RLMM $rlmm, restart $restart"
 

@@ -31,9 +31,9 @@ use {
     keys::{ConfigKey, Plugin},
     krabka_object_store::S3ServerSideEncryption,
     krabka_object_store::{
-        ObjectStoreConfigError, S3Credentials, Secret, store::cache::CacheConfig,
+        AzureCredentials, ObjectStoreConfigError, S3Credentials, Secret, store::cache::CacheConfig,
     },
-    krabka_remote_storage::{GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
+    krabka_remote_storage::{AzureConfig, GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
     settings::Settings,
     std::{path::PathBuf, time::Duration},
 };
@@ -47,7 +47,7 @@ pub enum BackendConfig {
         /// The directory.
         root: PathBuf,
     },
-    /// An S3 or GCS bucket.
+    /// An S3 or GCS bucket, or an Azure container.
     ObjectStore {
         /// The bucket and its client settings.
         store: Box<ObjectStoreConfig>,
@@ -84,6 +84,13 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
             "false with backend filesystem (the write-once archive mode needs backend s3 or gcs)",
         ));
     }
+    if backend == Some("azure") && settings.flag(ConfigKey::WormEnabled) {
+        return Err(ConfigError::refused(
+            ConfigKey::WormEnabled,
+            "true",
+            "false with backend azure (the write-once archive cannot prove an Azure immutability policy yet, so it would run unprotected; see docs/worm.md)",
+        ));
+    }
     let worm = worm_config(&settings)?;
     let store = match backend {
         Some("filesystem") => {
@@ -93,6 +100,7 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
         }
         Some("s3") => ObjectStoreConfig::S3(s3_config(&settings)?),
         Some("gcs") => ObjectStoreConfig::Gcs(gcs_config(&settings)?),
+        Some("azure") => ObjectStoreConfig::Azure(azure_config(&settings)?),
         other => {
             return Err(ConfigError::invalid(
                 ConfigKey::Backend,
@@ -269,7 +277,46 @@ fn gcs_config(settings: &Settings<'_>) -> Result<GcsConfig, ConfigError> {
     Ok(config)
 }
 
-/// The client tuning both object stores share; unset keys take the table's
+/// `azure.access.key` or `azure.sas.token`: exactly one of them.
+fn azure_credentials(settings: &Settings<'_>) -> Result<AzureCredentials, ConfigError> {
+    match (
+        settings.text(ConfigKey::AzureAccessKey),
+        settings.text(ConfigKey::AzureSasToken),
+    ) {
+        (Some(key), None) => Ok(AzureCredentials::AccessKey(Secret::new(key))),
+        (None, Some(sas)) => Ok(AzureCredentials::SasToken(Secret::new(sas))),
+        (None, None) => Err(ConfigError::Missing {
+            key: ConfigKey::AzureAccessKey,
+            backend: "azure",
+        }),
+        (Some(_), Some(sas)) => Err(ConfigError::refused(
+            ConfigKey::AzureSasToken,
+            sas,
+            "unset when azure.access.key is set (one credential, not both)",
+        )),
+    }
+}
+
+fn azure_config(settings: &Settings<'_>) -> Result<AzureConfig, ConfigError> {
+    let mut config = AzureConfig::new(
+        settings.required(ConfigKey::AzureAccount, "azure")?,
+        settings.required(ConfigKey::AzureContainer, "azure")?,
+        azure_credentials(settings)?,
+    );
+    config.prefix = settings.text(ConfigKey::Prefix).map(str::to_owned);
+    config.endpoint = settings.text(ConfigKey::AzureEndpoint).map(str::to_owned);
+    config.allow_http = settings.flag(ConfigKey::AzureAllowHttp);
+    let tuning = Tuning::read(settings)?;
+    config.multipart_threshold = tuning.multipart_threshold;
+    config.multipart_chunk_size = tuning.multipart_chunk_size;
+    config.max_retries = tuning.max_retries;
+    config.retry_timeout = tuning.retry_timeout;
+    config.request_timeout = tuning.request_timeout;
+    config.connect_timeout = tuning.connect_timeout;
+    Ok(config)
+}
+
+/// The client tuning the object stores share; unset keys take the table's
 /// defaults, which are `krabka-object-store`'s.
 struct Tuning {
     multipart_threshold: u64,
@@ -298,11 +345,17 @@ impl Tuning {
 /// `krabka-object-store`'s errors name it.
 fn key_of_field(store: &ObjectStoreConfig, field: &str) -> Option<ConfigKey> {
     let s3 = matches!(store, ObjectStoreConfig::S3(_));
+    let azure = matches!(store, ObjectStoreConfig::Azure(_));
     Some(match field {
         "bucket" if s3 => ConfigKey::S3Bucket,
         "bucket" => ConfigKey::GcsBucket,
         "endpoint" if s3 => ConfigKey::S3Endpoint,
+        "endpoint" if azure => ConfigKey::AzureEndpoint,
         "endpoint" => ConfigKey::GcsEndpoint,
+        "account" => ConfigKey::AzureAccount,
+        "container" => ConfigKey::AzureContainer,
+        "access_key" => ConfigKey::AzureAccessKey,
+        "sas_token" => ConfigKey::AzureSasToken,
         "region" => ConfigKey::S3Region,
         "prefix" => ConfigKey::Prefix,
         "access_key_id" => ConfigKey::S3AccessKeyId,
@@ -320,6 +373,7 @@ fn key_of_field(store: &ObjectStoreConfig, field: &str) -> Option<ConfigKey> {
 fn from_store_error(store: &ObjectStoreConfig, err: ObjectStoreConfigError) -> ConfigError {
     let backend = match store {
         ObjectStoreConfig::S3(_) => "s3",
+        ObjectStoreConfig::Azure(_) => "azure",
         _ => "gcs",
     };
     match &err {

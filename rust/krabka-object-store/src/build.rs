@@ -17,12 +17,13 @@
 
 use {
     crate::{
-        GcsConfig, ObjectStoreConfig, ObjectStoreConfigError, S3Config, S3Credentials,
-        S3ServerSideEncryption, storage_class::WithStorageClass,
+        AzureConfig, AzureCredentials, GcsConfig, ObjectStoreConfig, ObjectStoreConfigError,
+        S3Config, S3Credentials, S3ServerSideEncryption, storage_class::WithStorageClass,
     },
     object_store::{
         BackoffConfig, ClientOptions, ObjectStore, RetryConfig,
         aws::{AmazonS3Builder, Checksum},
+        azure::{AzureConfigKey, MicrosoftAzureBuilder},
         gcp::GoogleCloudStorageBuilder,
         local::LocalFileSystem,
         memory::InMemory,
@@ -56,7 +57,7 @@ pub enum ObjectStoreBuildError {
     /// service-account key that is not valid JSON).
     #[error("the {backend} client refused the configuration")]
     Client {
-        /// `S3`, `GCS` or `local`.
+        /// `S3`, `GCS`, `Azure` or `local`.
         backend: &'static str,
         /// The client's own error.
         #[source]
@@ -97,6 +98,10 @@ const GOOGLE_APPLICATION_CREDENTIALS: &str = "GOOGLE_APPLICATION_CREDENTIALS";
 ///   `service_account_key`, `application_credentials_path` (else
 ///   `$GOOGLE_APPLICATION_CREDENTIALS`, else gcloud's well-known file), else
 ///   the metadata server (Workload Identity).
+/// - **Azure**: Blob Storage with the account's shared key or a SAS token,
+///   at `https://<account>.blob.core.windows.net` or the configured
+///   endpoint (containers directly under it); never the emulator mode of
+///   `object_store`, so nothing is read from the environment.
 /// - **Local**: a directory, created when missing, with fsync on write.
 /// - **InMemory**: process memory.
 ///
@@ -121,6 +126,7 @@ pub fn build_object_store(
     match config {
         ObjectStoreConfig::S3(s3) => build_s3(s3),
         ObjectStoreConfig::Gcs(gcs) => build_gcs(gcs),
+        ObjectStoreConfig::Azure(azure) => build_azure(azure),
         ObjectStoreConfig::Local { root } => build_local(root),
         ObjectStoreConfig::InMemory => Ok(Arc::new(InMemory::new())),
     }
@@ -293,6 +299,40 @@ fn build_gcs(config: &GcsConfig) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuil
     Ok(Arc::new(store))
 }
 
+/// The Azure client a configuration describes: account, container,
+/// credentials, endpoint and the shared client policy.
+fn azure_builder(config: &AzureConfig) -> MicrosoftAzureBuilder {
+    let mut builder = MicrosoftAzureBuilder::new()
+        .with_account(&config.account)
+        .with_container_name(&config.container)
+        .with_retry(retry_config(config.max_retries, config.retry_timeout))
+        .with_client_options(client_options(
+            config.allow_http,
+            config.request_timeout,
+            config.connect_timeout,
+        ));
+    builder = match &config.credentials {
+        AzureCredentials::AccessKey(key) => builder.with_access_key(key.expose().trim()),
+        AzureCredentials::SasToken(sas) => {
+            builder.with_config(AzureConfigKey::SasKey, sas.expose().trim())
+        }
+    };
+    if let Some(endpoint) = &config.endpoint {
+        builder = builder.with_endpoint(endpoint.trim_end_matches('/').to_owned());
+    }
+    builder
+}
+
+fn build_azure(config: &AzureConfig) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
+    let store = azure_builder(config)
+        .build()
+        .map_err(|source| ObjectStoreBuildError::Client {
+            backend: "Azure",
+            source,
+        })?;
+    Ok(Arc::new(store))
+}
+
 /// The path as UTF-8 text after checking the file can be opened, so a typo
 /// is reported against the field that holds it.
 fn readable_path(field: &'static str, path: &Path) -> Result<String, ObjectStoreBuildError> {
@@ -392,6 +432,86 @@ mod tests {
         );
     }
 
+    /// The request line and `Host` of the first request the S3 client built
+    /// from `config` sends for a PUT of `key`, captured by a loopback HTTP
+    /// proxy (so any host name works without DNS). For an `https://`
+    /// endpoint that is the proxy's `CONNECT` line.
+    fn first_request(config: &S3Config) -> (String, String) {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let proxy = format!("http://{}", listener.local_addr().unwrap());
+        let seen = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut writer = stream.try_clone().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let (mut host, mut length) = (String::new(), 0);
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                let header = header.trim_end();
+                if header.is_empty() {
+                    break;
+                }
+                let (name, value) = header.split_once(':').unwrap_or((header, ""));
+                match name.to_ascii_lowercase().as_str() {
+                    "host" => value.trim().clone_into(&mut host),
+                    "content-length" => length = value.trim().parse().unwrap_or(0),
+                    _ => {}
+                }
+            }
+            let mut body = vec![0; length];
+            std::io::Read::read_exact(&mut reader, &mut body).unwrap();
+            let answer = if line.starts_with("CONNECT") {
+                "HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            } else {
+                "HTTP/1.1 200 OK\r\netag: \"e\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            };
+            writer.write_all(answer.as_bytes()).unwrap();
+            (line.trim_end().to_owned(), host)
+        });
+        let store = s3_builder(config)
+            .unwrap()
+            .with_proxy_url(proxy)
+            .build()
+            .unwrap();
+        let _ =
+            tokio_runtime().block_on(store.put(&ObjectPath::from("k/v.log"), b"x".to_vec().into()));
+        seen.join().unwrap()
+    }
+
+    fn addressed(path_style: bool, endpoint: Option<&str>) -> S3Config {
+        let mut config = S3Config::new("tier", "eu-west-1");
+        config.endpoint = endpoint.map(str::to_owned);
+        config.allow_http = true;
+        config.path_style = path_style;
+        config.max_retries = 0;
+        config.credentials = S3Credentials::Static {
+            access_key_id: "test".to_owned(),
+            secret_access_key: Secret::new("testtesttest"),
+            session_token: None,
+        };
+        config
+    }
+
+    #[test]
+    fn path_style_puts_the_bucket_in_the_path() {
+        let (line, host) = first_request(&addressed(true, Some("http://s3.example.com:9000/")));
+        assert_eq!(line, "PUT http://s3.example.com:9000/tier/k/v.log HTTP/1.1");
+        assert_eq!(host, "s3.example.com:9000");
+    }
+
+    #[test]
+    fn virtual_hosted_style_puts_the_bucket_in_the_host() {
+        let (line, host) = first_request(&addressed(false, Some("http://s3.example.com:9000")));
+        assert_eq!(line, "PUT http://tier.s3.example.com:9000/k/v.log HTTP/1.1");
+        assert_eq!(host, "tier.s3.example.com:9000");
+        // No endpoint: AWS's regional virtual host, over TLS.
+        let (line, _) = first_request(&addressed(false, None));
+        assert_eq!(line, "CONNECT tier.s3.eu-west-1.amazonaws.com:443 HTTP/1.1");
+    }
+
     #[test]
     fn a_missing_service_account_file_names_its_field() {
         let mut config = GcsConfig::new("tier");
@@ -426,6 +546,61 @@ mod tests {
         config.endpoint = Some("http://127.0.0.1:4443".to_owned());
         config.allow_http = true;
         build_object_store(&ObjectStoreConfig::Gcs(config)).unwrap();
+    }
+
+    fn azurite() -> AzureConfig {
+        let mut config = AzureConfig::new(
+            "devstoreaccount1",
+            "tier",
+            AzureCredentials::AccessKey(Secret::new("a2V5")),
+        );
+        config.endpoint = Some("http://127.0.0.1:10000/devstoreaccount1/".to_owned());
+        config.allow_http = true;
+        config
+    }
+
+    #[test]
+    fn azure_builds_on_the_configured_endpoint_never_the_emulator_mode() {
+        let builder = azure_builder(&azurite());
+        assert_eq!(
+            builder.get_config_value(&AzureConfigKey::Endpoint),
+            Some("http://127.0.0.1:10000/devstoreaccount1".to_owned())
+        );
+        assert_eq!(
+            builder.get_config_value(&AzureConfigKey::UseEmulator),
+            Some("false".to_owned())
+        );
+        assert_eq!(
+            builder.get_config_value(&AzureConfigKey::ContainerName),
+            Some("tier".to_owned())
+        );
+        let store = build_object_store(&ObjectStoreConfig::Azure(azurite())).unwrap();
+        assert!(store.to_string().contains("tier"), "{store}");
+    }
+
+    #[test]
+    fn azure_sas_tokens_build_and_malformed_keys_are_client_errors() {
+        let mut sas = azurite();
+        sas.credentials = AzureCredentials::SasToken(Secret::new("?sv=2024-11-04&sp=rwdl&sig=abc"));
+        assert_eq!(
+            azure_builder(&sas).get_config_value(&AzureConfigKey::SasKey),
+            Some("?sv=2024-11-04&sp=rwdl&sig=abc".to_owned())
+        );
+        build_object_store(&ObjectStoreConfig::Azure(sas)).unwrap();
+        let mut bad = azurite();
+        bad.credentials = AzureCredentials::AccessKey(Secret::new("not base64!"));
+        let err = build_object_store(&ObjectStoreConfig::Azure(bad)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ObjectStoreBuildError::Client {
+                    backend: "Azure",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(!format!("{err:?}").contains("not base64"), "{err:?}");
     }
 
     #[test]

@@ -308,6 +308,193 @@ impl GcsConfig {
     }
 }
 
+/// The largest block of an Azure block blob (4000 MiB, service version
+/// 2019-12-12 and later).
+pub const AZURE_MAX_BLOCK_SIZE: u64 = 4000 * 1024 * 1024;
+
+/// The largest block blob Azure accepts in one Put Blob (5000 MiB).
+pub const AZURE_MAX_SINGLE_PUT: u64 = 5000 * 1024 * 1024;
+
+/// The most committed blocks one Azure block blob can have.
+pub const AZURE_MAX_BLOCKS: u64 = 50_000;
+
+/// How requests to Azure Blob Storage are authorised.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum AzureCredentials {
+    /// The storage account's shared key (`Authorization: SharedKey`), the
+    /// base64 text the portal shows.
+    AccessKey(Secret),
+    /// A shared access signature: the query string the portal or `az`
+    /// hands out (`sv=…&sig=…`, a leading `?` allowed), appended to every
+    /// request.
+    SasToken(Secret),
+}
+
+impl fmt::Debug for AzureCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::AccessKey(_) => f.write_str("AccessKey(<redacted>)"),
+            Self::SasToken(_) => f.write_str("SasToken(<redacted>)"),
+        }
+    }
+}
+
+/// Configuration of an Azure Blob Storage container.
+///
+/// Objects are block blobs: one Put Blob below the multipart threshold, else
+/// staged blocks (Put Block) published atomically by one Put Block List.
+/// Azure has no abort: the blocks of a failed upload stay uncommitted,
+/// invisible to readers, and the service garbage-collects them after 7
+/// days (or when the next Put Block List of the same blob commits).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AzureConfig {
+    /// Storage account name (3 to 24 lowercase letters and digits).
+    pub account: String,
+    /// Container name.
+    pub container: String,
+    /// Optional key prefix, without leading or trailing `/`.
+    pub prefix: Option<String>,
+    /// The account's blob endpoint for emulators and private endpoints,
+    /// containers under it (`http://127.0.0.1:10000/devstoreaccount1` for
+    /// Azurite); `None` means `https://<account>.blob.core.windows.net`.
+    pub endpoint: Option<String>,
+    /// Allow plain `http://` endpoints.
+    pub allow_http: bool,
+    /// How requests are authorised.
+    pub credentials: AzureCredentials,
+    /// Objects at or above this many bytes are uploaded in blocks.
+    pub multipart_threshold: u64,
+    /// Bytes per block.
+    pub multipart_chunk_size: usize,
+    /// Retries of a transient failure.
+    pub max_retries: usize,
+    /// Total time budget for retries of one request.
+    pub retry_timeout: Duration,
+    /// Time budget of one request.
+    pub request_timeout: Duration,
+    /// Time budget of one connection attempt.
+    pub connect_timeout: Duration,
+}
+
+impl AzureConfig {
+    /// A configuration for `container` of `account`, authorised by
+    /// `credentials`, with every other field at its default.
+    pub fn new(
+        account: impl Into<String>,
+        container: impl Into<String>,
+        credentials: AzureCredentials,
+    ) -> Self {
+        Self {
+            account: account.into(),
+            container: container.into(),
+            prefix: None,
+            endpoint: None,
+            allow_http: false,
+            credentials,
+            multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
+            multipart_chunk_size: DEFAULT_MULTIPART_CHUNK_SIZE,
+            max_retries: DEFAULT_MAX_RETRIES,
+            retry_timeout: DEFAULT_RETRY_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    /// Checks every field; the error names the first bad one. Blocks are
+    /// held to the stricter of the two rule sets: at least 5 MiB (as on S3,
+    /// so the shared keys mean one thing) and at most Azure's 4000 MiB; a
+    /// single Put Blob at most 5000 MiB.
+    ///
+    /// # Errors
+    /// [`ObjectStoreConfigError`] naming the field.
+    pub fn validate(&self) -> Result<(), ObjectStoreConfigError> {
+        require_non_empty("account", &self.account)?;
+        let account_ok = (3..=24).contains(&self.account.len())
+            && self
+                .account
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        if !account_ok {
+            return Err(ObjectStoreConfigError::Invalid {
+                field: "account",
+                value: self.account.clone(),
+                expected: "3 to 24 lowercase letters and digits",
+            });
+        }
+        require_non_empty("container", &self.container)?;
+        validate_container_name(&self.container)?;
+        validate_prefix(self.prefix.as_deref())?;
+        if let Some(endpoint) = &self.endpoint {
+            validate_endpoint(endpoint, self.allow_http)?;
+        }
+        match &self.credentials {
+            AzureCredentials::AccessKey(key) if key.expose().trim().is_empty() => {
+                return Err(ObjectStoreConfigError::Missing {
+                    field: "access_key",
+                });
+            }
+            AzureCredentials::SasToken(sas) => {
+                let query = sas.expose().trim().trim_start_matches('?');
+                if query.is_empty() {
+                    return Err(ObjectStoreConfigError::Missing { field: "sas_token" });
+                }
+                if query.split('&').any(|pair| !pair.contains('=')) || !query.contains("sig=") {
+                    return Err(ObjectStoreConfigError::Invalid {
+                        field: "sas_token",
+                        value: "<redacted>".to_owned(),
+                        expected: "a shared access signature query string such as sv=...&sig=...",
+                    });
+                }
+            }
+            AzureCredentials::AccessKey(_) => {}
+        }
+        validate_multipart(self.multipart_threshold, self.multipart_chunk_size)?;
+        if u64::try_from(self.multipart_chunk_size).map_or(true, |size| size > AZURE_MAX_BLOCK_SIZE)
+        {
+            return Err(ObjectStoreConfigError::Invalid {
+                field: "multipart_chunk_size",
+                value: self.multipart_chunk_size.to_string(),
+                expected: "at most 4000 MiB (4194304000 bytes), the largest block Azure accepts",
+            });
+        }
+        if self.multipart_threshold > AZURE_MAX_SINGLE_PUT {
+            return Err(ObjectStoreConfigError::Invalid {
+                field: "multipart_threshold",
+                value: self.multipart_threshold.to_string(),
+                expected: "1 byte to 5000 MiB (5242880000 bytes), the largest single Put Blob Azure accepts",
+            });
+        }
+        validate_timeouts(
+            self.retry_timeout,
+            self.request_timeout,
+            self.connect_timeout,
+        )
+    }
+}
+
+/// Azure's container rule: 3 to 63 lowercase letters, digits and single
+/// dashes, starting and ending with a letter or digit.
+fn validate_container_name(container: &str) -> Result<(), ObjectStoreConfigError> {
+    let bytes = container.as_bytes();
+    let ok = (3..=63).contains(&bytes.len())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes.first().is_some_and(|b| *b != b'-')
+        && bytes.last().is_some_and(|b| *b != b'-')
+        && !container.contains("--");
+    if ok {
+        Ok(())
+    } else {
+        Err(ObjectStoreConfigError::Invalid {
+            field: "container",
+            value: container.to_owned(),
+            expected: "3 to 63 lowercase letters, digits and single '-', starting and ending with a letter or digit",
+        })
+    }
+}
+
 /// Any backend the remote tier can use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -316,6 +503,8 @@ pub enum ObjectStoreConfig {
     S3(S3Config),
     /// Google Cloud Storage.
     Gcs(GcsConfig),
+    /// Azure Blob Storage.
+    Azure(AzureConfig),
     /// A directory on the local filesystem (tests and single-node setups).
     Local {
         /// The directory objects are stored under.
@@ -334,6 +523,7 @@ impl ObjectStoreConfig {
         match self {
             Self::S3(config) => config.validate(),
             Self::Gcs(config) => config.validate(),
+            Self::Azure(config) => config.validate(),
             Self::Local { root } => {
                 if root.as_os_str().is_empty() {
                     Err(ObjectStoreConfigError::Missing { field: "root" })
@@ -562,6 +752,94 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    fn azurite() -> AzureConfig {
+        let mut config = AzureConfig::new(
+            "devstoreaccount1",
+            "tier",
+            AzureCredentials::AccessKey(Secret::new("a2V5")),
+        );
+        config.endpoint = Some("http://127.0.0.1:10000/devstoreaccount1".to_owned());
+        config.allow_http = true;
+        config
+    }
+
+    #[test]
+    fn a_complete_azure_config_is_valid() {
+        assert_eq!(azurite().validate(), Ok(()));
+        let mut sas = azurite();
+        sas.credentials = AzureCredentials::SasToken(Secret::new("?sv=2024-11-04&sig=abc%3D"));
+        assert_eq!(sas.validate(), Ok(()));
+    }
+
+    #[test]
+    fn azure_names_the_bad_field() {
+        let field = |config: AzureConfig| match config.validate() {
+            Err(ObjectStoreConfigError::Invalid { field, .. })
+            | Err(ObjectStoreConfigError::Missing { field }) => field,
+            other => panic!("{other:?}"),
+        };
+        for account in ["", "ab", "Upper", "has-dash", "a234567890123456789012345"] {
+            let mut config = azurite();
+            config.account = account.to_owned();
+            assert_eq!(field(config), "account", "{account:?}");
+        }
+        for container in ["", "ab", "-tier", "tier-", "ti--er", "Tier", "tier_1"] {
+            let mut config = azurite();
+            config.container = container.to_owned();
+            assert_eq!(field(config), "container", "{container:?}");
+        }
+        let mut config = azurite();
+        config.credentials = AzureCredentials::AccessKey(Secret::new(" "));
+        assert_eq!(field(config), "access_key");
+        for sas in ["", "?", "sv=2024-11-04", "sv=1&sig"] {
+            let mut config = azurite();
+            config.credentials = AzureCredentials::SasToken(Secret::new(sas));
+            assert_eq!(field(config), "sas_token", "{sas:?}");
+        }
+        let mut config = azurite();
+        config.allow_http = false;
+        assert_eq!(field(config), "endpoint");
+    }
+
+    #[test]
+    fn azure_blocks_keep_to_the_services_limits() {
+        let mut config = azurite();
+        config.multipart_chunk_size = usize::try_from(AZURE_MAX_BLOCK_SIZE).unwrap();
+        assert_eq!(config.validate(), Ok(()));
+        config.multipart_chunk_size += 1;
+        assert!(matches!(
+            config.validate(),
+            Err(ObjectStoreConfigError::Invalid {
+                field: "multipart_chunk_size",
+                ..
+            })
+        ));
+        let mut config = azurite();
+        config.multipart_threshold = AZURE_MAX_SINGLE_PUT;
+        assert_eq!(config.validate(), Ok(()));
+        config.multipart_threshold += 1;
+        assert!(matches!(
+            config.validate(),
+            Err(ObjectStoreConfigError::Invalid {
+                field: "multipart_threshold",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn azure_debug_output_never_shows_secrets() {
+        for credentials in [
+            AzureCredentials::AccessKey(Secret::new("c2VjcmV0LWtleQ==")),
+            AzureCredentials::SasToken(Secret::new("sv=1&sig=c2VjcmV0LXNhcw")),
+        ] {
+            let mut config = azurite();
+            config.credentials = credentials;
+            let debug = format!("{config:?}");
+            assert!(!debug.contains("c2VjcmV0"), "{debug}");
+        }
     }
 
     #[test]

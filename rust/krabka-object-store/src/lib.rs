@@ -2,7 +2,7 @@
 //!
 //! Every backend the remote tier can write to is described by one typed
 //! configuration: [`S3Config`] for S3 and S3-compatible servers, [`GcsConfig`]
-//! for Google Cloud Storage, and the local-filesystem and in-memory variants of
+//! for Google Cloud Storage, [`AzureConfig`] for Azure Blob Storage, and the local-filesystem and in-memory variants of
 //! [`ObjectStoreConfig`] for tests. Configurations are validated with
 //! [`ObjectStoreConfig::validate`], whose errors name the field that was wrong;
 //! secrets live in [`Secret`], whose `Debug` output never shows them.
@@ -32,9 +32,11 @@ pub use {
     },
     build::{ObjectStoreBuildError, build_object_store},
     config::{
-        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
-        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, GcsConfig,
-        ObjectStoreConfig, S3Config, S3Credentials, S3ServerSideEncryption,
+        AZURE_MAX_BLOCK_SIZE, AZURE_MAX_BLOCKS, AZURE_MAX_SINGLE_PUT, AzureConfig,
+        AzureCredentials, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+        DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_RETRY_TIMEOUT, GcsConfig, ObjectStoreConfig, S3Config, S3Credentials,
+        S3ServerSideEncryption,
     },
     error::ObjectStoreConfigError,
     secret::Secret,

@@ -7,7 +7,7 @@
 //! | Layer | Crate | What it holds |
 //! |---|---|---|
 //! | Kafka's side | `krabka-kafka` | The SPIs [`RemoteStorageManager`] and [`RemoteLogMetadataManager`], the data model ([`RemoteLogSegmentMetadata`], [`LogSegmentData`], [`DeleteOutcome`], [`CancellationToken`], …), [`RemoteStorageError`], the key codec ([`partition_dir_name`], [`segment_file_name`], [`kafka_uuid`]) and the decoders of Kafka's index and log formats ([`index`]). Pure: no I/O dependency. |
-//! | Store layer | `krabka-object-store` | Typed S3 / GCS / local configuration ([`S3Config`], [`GcsConfig`], [`ObjectStoreConfig`]) and [`store`]: the runtime, streaming uploads (single PUT or multipart, create-only, hashed in the same pass), ranged readers, deletes, error classes and bucket probes. Knows neither the SPI nor the archive. |
+//! | Store layer | `krabka-object-store` | Typed S3 / GCS / Azure / local configuration ([`S3Config`], [`GcsConfig`], [`AzureConfig`], [`ObjectStoreConfig`]) and [`store`]: the runtime, streaming uploads (single PUT or multipart, create-only, hashed in the same pass), ranged readers, deletes, error classes and bucket probes. Knows neither the SPI nor the archive. |
 //! | Archive format | `krabka-worm` | Signed, hash-chained segment manifests ([`SegmentManifest`], [`ManifestSigner`], [`ChainWalk`]), chain seals ([`seal_key`]) and the offline verifier ([`verify_archive`]). |
 //! | Diskless | `krabka-diskless` | Codecs of diskless topics: WAL objects, WAL index records, captures ([`diskless`]). |
 //! | Tiers | this crate | [`LocalTieredStorage`] (filesystem), [`S3RemoteStorage`] (plain object-store tier), [`WormRemoteStorage`] (the write-once archive), [`InmemoryRemoteLogMetadataManager`] (with snapshots in [`dump`]), [`StoreRemoteLogMetadataManager`] (durable, in the tier's store), [`RemoteIndexCache`]. |
@@ -147,8 +147,8 @@ pub use {
         relative_offset_floor_for_timestamp, segment_file_name, txn_overlaps,
     },
     krabka_object_store::{
-        DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig, ObjectStoreConfig,
-        S3Config,
+        AzureConfig, DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig,
+        ObjectStoreConfig, S3Config,
     },
     krabka_worm::{
         ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, CHAIN_DIR, ChainHead,

@@ -1,6 +1,6 @@
 //! The shared `RemoteStorageManager` conformance suite (`support/conformance.rs`)
 //! run against the object-store tier: over `object_store`'s in-memory store
-//! (always), and against SeaweedFS, s3s-fs and the GCS test server when
+//! (always), and against SeaweedFS, s3s-fs, the GCS test server and Azurite when
 //! `scripts/test.d/50-object-store.sh` started them (skipped otherwise, or
 //! failing under `KRABKA_REQUIRE_SERVERS=1`).
 //!
@@ -89,6 +89,22 @@ fn gcs_test_server() {
             let mut config = server.config();
             config.prefix = Some(prefix.clone());
             S3RemoteStorage::from_gcs_config(&config).unwrap()
+        },
+        SERVER_PART,
+    );
+}
+
+#[test]
+fn azurite() {
+    let Some(server) = servers::azurite("conformance_azurite") else {
+        return;
+    };
+    let prefix = servers::unique_prefix("conform");
+    run(
+        || {
+            let mut config = server.config();
+            config.prefix = Some(prefix.clone());
+            S3RemoteStorage::from_azure_config(&config).unwrap()
         },
         SERVER_PART,
     );

@@ -1,6 +1,7 @@
-//! Fault tests of the object-store tier: SeaweedFS behind a fault-injecting
-//! loopback proxy (`servers/proxy.rs`). The server "stops" mid-upload, stalls,
-//! throttles with `503 SlowDown`, and resets a download.
+//! Fault tests of the object-store tier: SeaweedFS (S3) and Azurite (Azure
+//! Blob Storage) behind a fault-injecting loopback proxy
+//! (`servers/proxy.rs`). The server "stops" mid-upload, stalls, throttles
+//! with `503`, and resets a download. Each case runs once per backend.
 
 mod servers;
 mod support;
@@ -8,7 +9,7 @@ mod support;
 use {
     krabka_remote_storage::{IndexType, RemoteStorageError, RemoteStorageManager, S3RemoteStorage},
     servers::{
-        S3Server, pattern,
+        AzureServer, S3Server, pattern,
         proxy::{Mode, Proxy},
         segment, unique_prefix, verify_stream,
     },
@@ -26,39 +27,106 @@ fn authority(endpoint: &str) -> &str {
     endpoint.trim_start_matches("http://").trim_end_matches('/')
 }
 
-/// A tier through `proxy` and a direct one, sharing a prefix.
-fn tiers(
-    server: &S3Server,
-    proxy: &Proxy,
-    test: &str,
-    tune: impl Fn(&mut krabka_object_store::S3Config),
-) -> (S3RemoteStorage, S3RemoteStorage) {
-    let prefix = unique_prefix(test);
-    let mut direct = server.config();
-    direct.prefix = Some(prefix);
-    direct.multipart_threshold = 5 * MIB as u64;
-    direct.multipart_chunk_size = 5 * MIB;
-    let mut proxied = direct.clone();
-    proxied.endpoint = Some(proxy.url());
-    tune(&mut proxied);
-    (
-        S3RemoteStorage::from_s3_config(&proxied)
-            .unwrap()
-            .with_upload_concurrency(2),
-        S3RemoteStorage::from_s3_config(&direct).unwrap(),
-    )
+/// The client policy of the proxied tier in a case.
+struct Policy {
+    max_retries: usize,
+    retry_timeout: Duration,
+    request_timeout: Option<Duration>,
+}
+
+impl Policy {
+    fn retries(max_retries: usize, retry_timeout: Duration) -> Self {
+        Self {
+            max_retries,
+            retry_timeout,
+            request_timeout: None,
+        }
+    }
+}
+
+/// A server the stage script started, of either backend.
+enum Server {
+    S3(S3Server),
+    Azure(AzureServer),
+}
+
+impl Server {
+    fn seaweedfs(test: &str) -> Option<Self> {
+        servers::seaweedfs(test).map(Self::S3)
+    }
+
+    fn azurite(test: &str) -> Option<Self> {
+        servers::azurite(test).map(Self::Azure)
+    }
+
+    /// A proxy in front of the server and two tiers sharing a prefix: one
+    /// through the proxy with `policy`, one direct. Multipart from 5 MiB in
+    /// 5 MiB parts (blocks on Azure).
+    fn tiers(&self, test: &str, policy: &Policy) -> (Proxy, S3RemoteStorage, S3RemoteStorage) {
+        let prefix = unique_prefix(test);
+        let (proxy, proxied, direct) = match self {
+            Self::S3(server) => {
+                let proxy = Proxy::start(authority(&server.endpoint), Mode::Forward);
+                let mut direct = server.config();
+                direct.prefix = Some(prefix);
+                direct.multipart_threshold = 5 * MIB as u64;
+                direct.multipart_chunk_size = 5 * MIB;
+                let mut proxied = direct.clone();
+                proxied.endpoint = Some(proxy.url());
+                proxied.max_retries = policy.max_retries;
+                proxied.retry_timeout = policy.retry_timeout;
+                if let Some(timeout) = policy.request_timeout {
+                    proxied.request_timeout = timeout;
+                }
+                let proxied = S3RemoteStorage::from_s3_config(&proxied).unwrap();
+                (
+                    proxy,
+                    proxied,
+                    S3RemoteStorage::from_s3_config(&direct).unwrap(),
+                )
+            }
+            Self::Azure(server) => {
+                let proxy = Proxy::start(server.authority(), Mode::Forward);
+                let mut direct = server.config();
+                direct.prefix = Some(prefix);
+                direct.multipart_threshold = 5 * MIB as u64;
+                direct.multipart_chunk_size = 5 * MIB;
+                let mut proxied = direct.clone();
+                proxied.endpoint = Some(format!("{}/{}", proxy.url(), server.account));
+                proxied.max_retries = policy.max_retries;
+                proxied.retry_timeout = policy.retry_timeout;
+                if let Some(timeout) = policy.request_timeout {
+                    proxied.request_timeout = timeout;
+                }
+                let proxied = S3RemoteStorage::from_azure_config(&proxied).unwrap();
+                (
+                    proxy,
+                    proxied,
+                    S3RemoteStorage::from_azure_config(&direct).unwrap(),
+                )
+            }
+        };
+        (proxy, proxied.with_upload_concurrency(2), direct)
+    }
 }
 
 #[test]
 fn server_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
-    let Some(server) = servers::seaweedfs("server_stopped_mid_upload") else {
-        return;
-    };
-    let proxy = Proxy::start(authority(&server.endpoint), Mode::Forward);
-    let (tier, direct) = tiers(&server, &proxy, "stopped", |config| {
-        config.max_retries = 2;
-        config.retry_timeout = Duration::from_secs(5);
-    });
+    if let Some(server) = Server::seaweedfs("server_stopped_mid_upload") {
+        stopped_mid_upload(&server);
+    }
+}
+
+#[test]
+fn azure_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
+    if let Some(server) = Server::azurite("azure_stopped_mid_upload") {
+        stopped_mid_upload(&server);
+    }
+}
+
+fn stopped_mid_upload(server: &Server) {
+    let (proxy, tier, direct) =
+        server.tiers("stopped", &Policy::retries(2, Duration::from_secs(5)));
     let dir = tempfile::tempdir().unwrap();
     let len = 24 * MIB;
     let md = orders_segment(len);
@@ -96,15 +164,27 @@ fn server_stopped_mid_upload_fails_the_copy_and_a_retry_succeeds() {
 
 #[test]
 fn a_stalled_server_times_out_as_retryable() {
-    let Some(server) = servers::seaweedfs("stalled_server") else {
-        return;
-    };
-    let proxy = Proxy::start(authority(&server.endpoint), Mode::Forward);
-    let (tier, direct) = tiers(&server, &proxy, "stalled", |config| {
-        config.max_retries = 1;
-        config.request_timeout = Duration::from_millis(300);
-        config.retry_timeout = Duration::from_secs(3);
-    });
+    if let Some(server) = Server::seaweedfs("stalled_server") {
+        stalled(&server);
+    }
+}
+
+#[test]
+fn a_stalled_azure_server_times_out_as_retryable() {
+    if let Some(server) = Server::azurite("azure_stalled_server") {
+        stalled(&server);
+    }
+}
+
+fn stalled(server: &Server) {
+    let (proxy, tier, direct) = server.tiers(
+        "stalled",
+        &Policy {
+            max_retries: 1,
+            retry_timeout: Duration::from_secs(3),
+            request_timeout: Some(Duration::from_millis(300)),
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let md = orders_segment(1000);
     direct
@@ -148,14 +228,21 @@ fn a_stalled_server_times_out_as_retryable() {
 
 #[test]
 fn throttling_is_retried_with_backoff_and_counted() {
-    let Some(server) = servers::seaweedfs("throttling") else {
-        return;
-    };
-    let proxy = Proxy::start(authority(&server.endpoint), Mode::Forward);
-    let (tier, direct) = tiers(&server, &proxy, "throttled", |config| {
-        config.max_retries = 2;
-        config.retry_timeout = Duration::from_secs(10);
-    });
+    if let Some(server) = Server::seaweedfs("throttling") {
+        throttled(&server);
+    }
+}
+
+#[test]
+fn azure_throttling_is_retried_with_backoff_and_counted() {
+    if let Some(server) = Server::azurite("azure_throttling") {
+        throttled(&server);
+    }
+}
+
+fn throttled(server: &Server) {
+    let (proxy, tier, direct) =
+        server.tiers("throttled", &Policy::retries(2, Duration::from_secs(10)));
     let dir = tempfile::tempdir().unwrap();
     let md = orders_segment(1000);
     direct
@@ -190,13 +277,20 @@ fn throttling_is_retried_with_backoff_and_counted() {
 
 #[test]
 fn a_reset_during_a_download_is_resumed() {
-    let Some(server) = servers::seaweedfs("reset_download") else {
-        return;
-    };
-    let proxy = Proxy::start(authority(&server.endpoint), Mode::Forward);
-    let (tier, direct) = tiers(&server, &proxy, "reset", |config| {
-        config.max_retries = 3;
-    });
+    if let Some(server) = Server::seaweedfs("reset_download") {
+        reset_download(&server);
+    }
+}
+
+#[test]
+fn an_azure_reset_during_a_download_is_resumed() {
+    if let Some(server) = Server::azurite("azure_reset_download") {
+        reset_download(&server);
+    }
+}
+
+fn reset_download(server: &Server) {
+    let (proxy, tier, direct) = server.tiers("reset", &Policy::retries(3, Duration::from_secs(10)));
     // One GET for the whole range, larger than the socket buffers can hold.
     let len = 40 * MIB;
     let tier = tier.with_fetch_tuning(len, 1);

@@ -276,3 +276,166 @@ fn seaweedfs_cancelled_copy_aborts_its_multipart_upload() {
     );
     assert_eq!(open_multipart_uploads(&server, &prefix), 0);
 }
+
+/// Set in the child process of
+/// [`seaweedfs_ambient_environment_credentials_sign_requests`]: `ok` or
+/// `refused`, what the copy through the ambient chain must do.
+const AMBIENT_CHILD: &str = "KRABKA_AMBIENT_CHILD_EXPECTS";
+
+/// The ambient AWS chain (no static keys in the configuration): credentials
+/// from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` reach SeaweedFS, which
+/// checks the SigV4 signature. The process environment cannot be changed
+/// safely inside a test, so the test runs itself again as a child process
+/// with the variables set: once with the server's keys (the round trip
+/// works), once with a wrong secret (refused at once, so the environment is
+/// what signs).
+#[test]
+fn seaweedfs_ambient_environment_credentials_sign_requests() {
+    let Some(server) = servers::seaweedfs("seaweedfs_ambient_credentials") else {
+        return;
+    };
+    match std::env::var(AMBIENT_CHILD).ok().as_deref() {
+        Some("ok") => {
+            let mut config = server.config();
+            config.credentials = S3Credentials::Ambient;
+            config.prefix = Some(unique_prefix("ambient"));
+            servers::round_trip(&S3RemoteStorage::from_s3_config(&config).unwrap());
+        }
+        Some(_) => {
+            let mut config = server.config();
+            config.credentials = S3Credentials::Ambient;
+            let tier = S3RemoteStorage::from_s3_config(&config).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let err = tier
+                .copy_log_segment_data(&orders_segment(100), &segment(dir.path(), 100, false))
+                .unwrap_err();
+            assert!(matches!(err, RemoteStorageError::Backend { .. }), "{err:?}");
+        }
+        None => {
+            for (expect, secret) in [
+                ("ok", server.secret_key.as_str()),
+                ("refused", "not-the-secret"),
+            ] {
+                let output = std::process::Command::new(std::env::current_exe().unwrap())
+                    .args([
+                        "--exact",
+                        "seaweedfs_ambient_environment_credentials_sign_requests",
+                        "--test-threads=1",
+                    ])
+                    .env_remove("AWS_SESSION_TOKEN")
+                    .env_remove("AWS_WEB_IDENTITY_TOKEN_FILE")
+                    .env_remove("AWS_ROLE_ARN")
+                    .env("AWS_ACCESS_KEY_ID", &server.access_key)
+                    .env("AWS_SECRET_ACCESS_KEY", secret)
+                    .env(AMBIENT_CHILD, expect)
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&output.stdout);
+                assert!(
+                    output.status.success() && stdout.contains("1 passed"),
+                    "child expecting {expect}: {stdout}\n{}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+        }
+    }
+}
+
+/// The headers of a SigV4-signed HEAD of `key` in the server's bucket.
+fn head_headers(server: &S3Server, key: &str) -> http::HeaderMap {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let credential = AwsCredential {
+            key_id: server.access_key.clone(),
+            secret_key: server.secret_key.clone(),
+            token: None,
+        };
+        let url = format!("{}/{}/{key}", server.endpoint, server.bucket);
+        let mut request = http::Request::builder()
+            .method("HEAD")
+            .uri(url)
+            .body(HttpRequestBody::empty())
+            .unwrap();
+        AwsAuthorizer::new(&credential, "s3", &server.region)
+            .try_authorize(&mut request, None)
+            .unwrap();
+        let client = ReqwestConnector::default()
+            .connect(&ClientOptions::new().with_allow_http(true))
+            .unwrap();
+        let response = client.execute(request).await.unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+        response.headers().clone()
+    })
+}
+
+/// A copy and a read with a storage class and server-side encryption
+/// requested on every write (single PUTs for the indexes, a multipart upload
+/// for the log); returns the headers of a signed HEAD of the log and of the
+/// offset index.
+fn copy_with_class_and_encryption(
+    server: &S3Server,
+    test: &str,
+    sse: krabka_object_store::S3ServerSideEncryption,
+) -> [http::HeaderMap; 2] {
+    let mut config = server.config();
+    let prefix = unique_prefix(test);
+    config.prefix = Some(prefix.clone());
+    config.multipart_threshold = 5 * MIB as u64;
+    config.multipart_chunk_size = 5 * MIB;
+    config.storage_class = Some("STANDARD_IA".to_owned());
+    config.server_side_encryption = sse;
+    let tier = S3RemoteStorage::from_s3_config(&config).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let len = 6 * MIB;
+    let md = orders_segment(len);
+    tier.copy_log_segment_data(&md, &segment(dir.path(), len, false))
+        .unwrap();
+    assert_eq!(
+        verify_stream(tier.fetch_log_segment(&md, 0, None).unwrap(), 0),
+        len
+    );
+    let key = |suffix| {
+        format!(
+            "{prefix}/{}/{}",
+            krabka_remote_storage::partition_dir_name(&md),
+            krabka_remote_storage::segment_file_name(&md, suffix)
+        )
+    };
+    [
+        head_headers(server, &key(".log")),
+        head_headers(server, &key(".index")),
+    ]
+}
+
+/// SeaweedFS takes the storage class and SSE-S3 on PutObject and on
+/// CreateMultipartUpload and reports both back on a HEAD.
+#[test]
+fn seaweedfs_stores_the_storage_class_and_sse_s3() {
+    let Some(server) = servers::seaweedfs("seaweedfs_sse_s3") else {
+        return;
+    };
+    let heads = copy_with_class_and_encryption(
+        &server,
+        "sse-s3",
+        krabka_object_store::S3ServerSideEncryption::S3Managed,
+    );
+    for headers in heads {
+        assert_eq!(
+            headers
+                .get("x-amz-server-side-encryption")
+                .and_then(|v| v.to_str().ok()),
+            Some("AES256"),
+            "{headers:?}"
+        );
+        assert_eq!(
+            headers
+                .get("x-amz-storage-class")
+                .and_then(|v| v.to_str().ok()),
+            Some("STANDARD_IA"),
+            "{headers:?}"
+        );
+    }
+}

@@ -61,7 +61,7 @@ e2e_prometheus_agent() {
   echo "$jar"
 }
 
-# The RSM properties fragment for a tier (filesystem | s3).
+# The RSM properties fragment for a tier (filesystem | s3 | azure).
 e2e_rsm_fragment() {
   local tier="$1"
   if [[ $E2E_RSM == kafka-local ]]; then
@@ -112,6 +112,49 @@ e2e_start_seaweedfs() {
   e2e_log "SeaweedFS S3 at $E2E_S3_ENDPOINT, bucket $E2E_S3_BUCKET"
 }
 
+# Starts Azurite (npm package azurite, installed where stage 50 installs it: $KRABKA_TOOLS/azurite) on a
+# free port with one container.
+# Sets E2E_AZURE_ENDPOINT (http://127.0.0.1:PORT/devstoreaccount1), E2E_AZURE_ACCOUNT, E2E_AZURE_KEY,
+# E2E_AZURE_CONTAINER; exports AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY for the test client.
+e2e_start_azurite() {
+  local prefix="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/azurite" dir="$E2E_WORK/azurite" version=3.37.0
+  if [[ "$(cat "$prefix/.krabka-version" 2>/dev/null)" != "$version" ]]; then
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "azurite@$version" || return 1
+    echo "$version" > "$prefix/.krabka-version"
+  fi
+  mkdir -p "$dir"
+  local port; port=$(free_port)
+  # Azurite's public development account and key.
+  E2E_AZURE_ACCOUNT=devstoreaccount1 E2E_AZURE_CONTAINER=tiered
+  E2E_AZURE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+  "$prefix/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 --blobPort "$port" --location "$dir" \
+    --skipApiVersionCheck --loose --silent >"$dir/azurite.log" 2>&1 &
+  E2E_AZURITE_PID=$!
+  E2E_AZURE_ENDPOINT="http://127.0.0.1:$port/$E2E_AZURE_ACCOUNT"
+  export E2E_AZURE_ENDPOINT E2E_AZURE_ACCOUNT E2E_AZURE_KEY E2E_AZURE_CONTAINER
+  export AZURE_STORAGE_ACCOUNT=$E2E_AZURE_ACCOUNT AZURE_STORAGE_KEY=$E2E_AZURE_KEY
+  local waited=0
+  # Any HTTP answer (Azurite answers / with 400) means it listens.
+  until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
+    kill -0 "$E2E_AZURITE_PID" 2>/dev/null || { tail -n 30 "$dir/azurite.log" >&2; return 1; }
+    (( waited++ < 300 )) || { echo "Azurite not up after 60s" >&2; return 1; }
+    sleep 0.2
+  done
+  python3 "$E2E_ROOT/rust/krabka-remote-storage/tests/azurite/create_container.py" --endpoint "$E2E_AZURE_ENDPOINT" \
+    --account "$E2E_AZURE_ACCOUNT" --key "$E2E_AZURE_KEY" --container "$E2E_AZURE_CONTAINER" >/dev/null
+  e2e_log "Azurite blob service at $E2E_AZURE_ENDPOINT, container $E2E_AZURE_CONTAINER"
+}
+
+e2e_stop_azurite() {
+  [[ -n ${E2E_AZURITE_PID:-} ]] || return 0
+  # SIGKILL: after SIGTERM Azurite waits about 90 s for idle keep-alive connections; its data is
+  # thrown away anyway.
+  kill -KILL "$E2E_AZURITE_PID" 2>/dev/null || true
+  wait "$E2E_AZURITE_PID" 2>/dev/null || true
+  E2E_AZURITE_PID=
+}
+
 # Puts the aws-rules front (rust/krabka-remote-storage/tests/aws-rules/front.py) in front of the SeaweedFS
 # of e2e_start_seaweedfs: it refuses what Amazon S3 refuses and SeaweedFS lets through (an upload into an
 # Object Lock bucket without a checksum header, ...). E2E_S3_ENDPOINT then names the front;
@@ -156,4 +199,5 @@ e2e_cleanup() {
   nodes_stop_all
   e2e_stop_aws_rules_front
   e2e_stop_seaweedfs
+  e2e_stop_azurite
 }

@@ -72,6 +72,18 @@ pub enum ConfigKey {
     GcsServiceAccountKey,
     /// `gcs.application.credentials.path`.
     GcsApplicationCredentialsPath,
+    /// `azure.account`.
+    AzureAccount,
+    /// `azure.container`.
+    AzureContainer,
+    /// `azure.endpoint`.
+    AzureEndpoint,
+    /// `azure.allow.http`.
+    AzureAllowHttp,
+    /// `azure.access.key`.
+    AzureAccessKey,
+    /// `azure.sas.token`.
+    AzureSasToken,
     /// `multipart.threshold.bytes`.
     MultipartThresholdBytes,
     /// `multipart.chunk.size.bytes`.
@@ -316,7 +328,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 40] = [
+    pub const ALL: [Self; 46] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -337,6 +349,12 @@ impl ConfigKey {
         Self::GcsServiceAccountPath,
         Self::GcsServiceAccountKey,
         Self::GcsApplicationCredentialsPath,
+        Self::AzureAccount,
+        Self::AzureContainer,
+        Self::AzureEndpoint,
+        Self::AzureAllowHttp,
+        Self::AzureAccessKey,
+        Self::AzureSasToken,
         Self::MultipartThresholdBytes,
         Self::MultipartChunkSizeBytes,
         Self::MaxRetries,
@@ -388,6 +406,12 @@ impl ConfigKey {
             | Self::GcsServiceAccountPath
             | Self::GcsServiceAccountKey
             | Self::GcsApplicationCredentialsPath
+            | Self::AzureAccount
+            | Self::AzureContainer
+            | Self::AzureEndpoint
+            | Self::AzureAllowHttp
+            | Self::AzureAccessKey
+            | Self::AzureSasToken
             | Self::MaxRetries
             | Self::RetryTimeoutMs
             | Self::RequestTimeoutMs
@@ -432,6 +456,12 @@ impl ConfigKey {
             | Self::GcsServiceAccountPath
             | Self::GcsServiceAccountKey
             | Self::GcsApplicationCredentialsPath => self.gcs_row(),
+            Self::AzureAccount
+            | Self::AzureContainer
+            | Self::AzureEndpoint
+            | Self::AzureAllowHttp
+            | Self::AzureAccessKey
+            | Self::AzureSasToken => self.azure_row(),
             Self::MultipartThresholdBytes
             | Self::MultipartChunkSizeBytes
             | Self::MaxRetries
@@ -500,12 +530,12 @@ impl ConfigKey {
             Self::Backend => (
                 Kind::Text {
                     default: Some("filesystem"),
-                    rule: TextRule::OneOf(&["filesystem", "s3", "gcs"]),
+                    rule: TextRule::OneOf(&["filesystem", "s3", "gcs", "azure"]),
                 },
                 High,
                 "The remote tier: <code>filesystem</code> (a directory, byte-compatible with Apache \
-                 Kafka's LocalTieredStorage), <code>s3</code> (Amazon S3 or an S3-compatible server) \
-                 or <code>gcs</code> (Google Cloud Storage).",
+                 Kafka's LocalTieredStorage), <code>s3</code> (Amazon S3 or an S3-compatible server), \
+                 <code>gcs</code> (Google Cloud Storage) or <code>azure</code> (Azure Blob Storage).",
             ),
             Self::FilesystemRoot => text(
                 High,
@@ -514,7 +544,8 @@ impl ConfigKey {
             ),
             Self::Prefix => text(
                 Medium,
-                "Key prefix inside the S3 or GCS bucket, without a leading or trailing '/'.",
+                "Key prefix inside the S3 or GCS bucket or the Azure container, without a leading \
+                 or trailing '/'.",
             ),
             Self::NativeLibraryPath => text(
                 Low,
@@ -615,6 +646,40 @@ impl ConfigKey {
             Self::GcsApplicationCredentialsPath => {
                 text(Low, "Path to application-default credentials.")
             }
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
+        }
+    }
+
+    /// Rows of the Azure backend.
+    const fn azure_row(self) -> Row {
+        use Importance::{High, Low, Medium};
+        match self {
+            Self::AzureAccount => text(
+                High,
+                "Azure storage account name; required when backend is azure.",
+            ),
+            Self::AzureContainer => text(High, "Blob container; required when backend is azure."),
+            Self::AzureEndpoint => text(
+                Medium,
+                "Blob endpoint of the account, containers directly under it, for emulators and \
+                 private endpoints (http://127.0.0.1:10000/devstoreaccount1 for Azurite); unset \
+                 means https://ACCOUNT.blob.core.windows.net.",
+            ),
+            Self::AzureAllowHttp => boolean(Low, "Allow a plain http:// endpoint."),
+            Self::AzureAccessKey => (
+                Kind::Secret,
+                Medium,
+                "The storage account's shared key (base64, as the portal shows it); set this or \
+                 azure.sas.token.",
+            ),
+            Self::AzureSasToken => (
+                Kind::Secret,
+                Medium,
+                "A shared access signature (the query string sv=...&sig=..., a leading ? \
+                 allowed) with read, write, delete and list rights on the container; set this or \
+                 azure.access.key.",
+            ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
         }
@@ -723,7 +788,8 @@ impl ConfigKey {
                  COMPLIANCE mode with a default retention, or a locked GCS retention policy); \
                  every copy is sealed by a signed manifest on a per-partition hash chain; deletes \
                  are refused, and Kafka's deletes of a segment only log a warning. Needs \
-                 worm.signing.key.path and worm.key.id; refused with backend filesystem. While \
+                 worm.signing.key.path and worm.key.id; refused with backend filesystem and with \
+                 backend azure (no Azure immutability policy is proven). While \
                  false, the other worm.* keys are accepted and ignored.",
             ),
             Self::WormSigningKeyPath => text(
@@ -794,6 +860,12 @@ impl ConfigKey {
             Self::GcsServiceAccountPath => "gcs.service.account.path",
             Self::GcsServiceAccountKey => "gcs.service.account.key",
             Self::GcsApplicationCredentialsPath => "gcs.application.credentials.path",
+            Self::AzureAccount => "azure.account",
+            Self::AzureContainer => "azure.container",
+            Self::AzureEndpoint => "azure.endpoint",
+            Self::AzureAllowHttp => "azure.allow.http",
+            Self::AzureAccessKey => "azure.access.key",
+            Self::AzureSasToken => "azure.sas.token",
             Self::MultipartThresholdBytes => "multipart.threshold.bytes",
             Self::MultipartChunkSizeBytes => "multipart.chunk.size.bytes",
             Self::MaxRetries => "max.retries",

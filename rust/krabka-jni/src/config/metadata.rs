@@ -5,7 +5,7 @@
 
 use {
     super::{
-        ConfigError, from_store_error, gcs_config,
+        ConfigError, azure_config, from_store_error, gcs_config,
         keys::{ConfigKey, Plugin},
         s3_config,
         settings::Settings,
@@ -32,7 +32,8 @@ pub enum MetadataConfig {
 ///
 /// With `metadata.manager=store` (the default) the store keys say where
 /// the history lives, as they say where the storage manager's tier is:
-/// `backend=filesystem` with `filesystem.root`, or an S3 / GCS bucket.
+/// `backend=filesystem` with `filesystem.root`, or an S3 / GCS bucket or an
+/// Azure container.
 /// `metadata.manager=memory` is refused unless
 /// `metadata.memory.loss.on.restart.accepted` is true.
 ///
@@ -58,6 +59,7 @@ pub fn parse_metadata(entries: &[(String, String)]) -> Result<MetadataConfig, Co
         },
         Some("s3") => ObjectStoreConfig::S3(s3_config(&settings)?),
         Some("gcs") => ObjectStoreConfig::Gcs(gcs_config(&settings)?),
+        Some("azure") => ObjectStoreConfig::Azure(azure_config(&settings)?),
         other => {
             return Err(ConfigError::invalid(
                 ConfigKey::Backend,

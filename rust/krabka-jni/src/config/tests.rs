@@ -1,6 +1,7 @@
 use {
     super::*,
     keys::ConfigKey::{
+        AzureAccessKey, AzureAccount, AzureAllowHttp, AzureContainer, AzureEndpoint, AzureSasToken,
         Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
         GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
         NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
@@ -113,10 +114,10 @@ fn the_loader_key_is_accepted_and_ignored() {
 #[test]
 fn invalid_backends_are_named() {
     assert_eq!(
-        parse_backend(&entries(&[(Backend, "azure")])),
+        parse_backend(&entries(&[(Backend, "hdfs")])),
         Err(ConfigError::Invalid {
             key: Backend,
-            value: "azure".to_owned()
+            value: "hdfs".to_owned()
         })
     );
     // Backend names are case-sensitive, as in Kafka's ConfigDef.
@@ -349,6 +350,151 @@ fn gcs_errors_name_the_gcs_key_and_hide_secrets() {
         "{err:?}"
     );
     assert!(!err.to_string().contains("hunter2"), "{err}");
+}
+
+const AZURE: [(ConfigKey, &str); 4] = [
+    (Backend, "azure"),
+    (AzureAccount, "devstoreaccount1"),
+    (AzureContainer, "tiered"),
+    (AzureAccessKey, "a2V5"),
+];
+
+fn azure(config: BackendConfig) -> AzureConfig {
+    let BackendConfig::ObjectStore {
+        store, worm: None, ..
+    } = config
+    else {
+        panic!("expected an Azure config without WORM, got {config:?}");
+    };
+    let ObjectStoreConfig::Azure(azure) = *store else {
+        panic!("expected an Azure config, got {store:?}");
+    };
+    azure
+}
+
+#[test]
+fn azure_keys_fill_the_azure_config() {
+    let config = azure(
+        parse_backend(&with(
+            &AZURE,
+            &[
+                (AzureEndpoint, "http://127.0.0.1:10000/devstoreaccount1"),
+                (AzureAllowHttp, "true"),
+                (Prefix, "kafka/tier"),
+                (MultipartChunkSizeBytes, "8388608"),
+                (RequestTimeoutMs, "1500"),
+            ],
+        ))
+        .unwrap(),
+    );
+    assert_eq!(config.account, "devstoreaccount1");
+    assert_eq!(config.container, "tiered");
+    assert_eq!(
+        config.endpoint.as_deref(),
+        Some("http://127.0.0.1:10000/devstoreaccount1")
+    );
+    assert!(config.allow_http);
+    assert_eq!(config.prefix.as_deref(), Some("kafka/tier"));
+    assert_eq!(config.multipart_chunk_size, 8 * 1024 * 1024);
+    assert_eq!(
+        config.request_timeout,
+        std::time::Duration::from_millis(1500)
+    );
+    assert_eq!(
+        config.credentials,
+        AzureCredentials::AccessKey(Secret::new("a2V5"))
+    );
+    let sas = azure(
+        parse_backend(&entries(&[
+            (Backend, "azure"),
+            (AzureAccount, "account1"),
+            (AzureContainer, "tiered"),
+            (AzureSasToken, "?sv=2024-11-04&sig=abc"),
+        ]))
+        .unwrap(),
+    );
+    assert_eq!(
+        sas.credentials,
+        AzureCredentials::SasToken(Secret::new("?sv=2024-11-04&sig=abc"))
+    );
+}
+
+#[test]
+fn azure_errors_name_the_azure_key_and_hide_secrets() {
+    for (missing, present) in [
+        (
+            AzureAccount,
+            &[(AzureContainer, "tiered"), (AzureAccessKey, "a2V5")],
+        ),
+        (
+            AzureContainer,
+            &[(AzureAccount, "account1"), (AzureAccessKey, "a2V5")],
+        ),
+        (
+            AzureAccessKey,
+            &[(AzureAccount, "account1"), (AzureContainer, "tiered")],
+        ),
+    ] {
+        let mut pairs = vec![(Backend, "azure")];
+        pairs.extend_from_slice(present);
+        assert_eq!(
+            parse_backend(&entries(&pairs)),
+            Err(ConfigError::Missing {
+                key: missing,
+                backend: "azure"
+            }),
+            "{missing:?}"
+        );
+    }
+    for (key, value) in [
+        (AzureAccount, "Not_An_Account"),
+        (AzureContainer, "UPPER"),
+        (AzureEndpoint, "http://127.0.0.1:10000/devstoreaccount1"),
+    ] {
+        let err = parse_backend(&with(&AZURE, &[(key, value)])).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Refused { key: named, .. } if *named == key),
+            "{key:?}: {err:?}"
+        );
+    }
+    let err = parse_backend(&with(&AZURE, &[(AzureSasToken, "sv=1&sig=hunter2")])).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ConfigError::Refused {
+                key: AzureSasToken,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    let err = parse_backend(&entries(&[
+        (Backend, "azure"),
+        (AzureAccount, "account1"),
+        (AzureContainer, "tiered"),
+        (AzureSasToken, "sv=1&hunter2"),
+    ]))
+    .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ConfigError::Refused {
+                key: AzureSasToken,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    // A misspelt key is refused by name, whatever the backend.
+    let err = parse_backend(&[("azure.acount".to_owned(), "x".to_owned())]).unwrap_err();
+    assert_eq!(
+        err,
+        ConfigError::Unknown {
+            key: "azure.acount".to_owned()
+        }
+    );
 }
 
 #[test]
@@ -585,6 +731,30 @@ fn s3_storage_class_and_encryption_reach_the_s3_config() {
         "{err:?}"
     );
     assert!(s3(&[(S3StorageClass, "standard ia")]).is_err());
+}
+
+#[test]
+fn the_archive_mode_is_refused_on_azure() {
+    let err = parse_backend(&with(
+        &AZURE,
+        &[
+            (WormEnabled, "true"),
+            (WormSigningKeyPath, "/etc/kafka/worm.pem"),
+            (WormKeyId, "broker-1"),
+        ],
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConfigError::Refused {
+                key: WormEnabled,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("azure"), "{err}");
 }
 
 #[test]

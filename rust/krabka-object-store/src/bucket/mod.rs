@@ -103,6 +103,10 @@ pub async fn prove_write_once(
                 gcs.bucket
             ))
         }
+        Some(ObjectStoreConfig::Azure(azure)) => Err(StoreError::Refused(format!(
+            "WORM mode is not supported on Azure Blob Storage (container `{}`): Krabka cannot yet prove an Azure immutability policy, so the archive would run unprotected; use an S3 bucket with Object Lock or a GCS bucket with a locked retention policy",
+            azure.container
+        ))),
         Some(ObjectStoreConfig::Local { .. }) => Err(StoreError::Refused(
             "WORM mode needs an S3 or GCS bucket that enforces retention; a local directory cannot".to_owned(),
         )),
@@ -316,4 +320,36 @@ async fn gcs_bearer(config: &GcsConfig) -> Result<Option<String>> {
         .await
         .map_err(|e| unreachable(&config.bucket, e))?;
     Ok(Some(credential.bearer.clone()).filter(|b| !b.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use {
+        super::*,
+        crate::{AzureConfig, AzureCredentials, ObjectStoreConfig, Secret},
+        object_store::memory::InMemory,
+    };
+
+    #[test]
+    fn an_azure_container_is_refused_as_a_write_once_archive() {
+        let config = AzureConfig::new(
+            "account1",
+            "archive",
+            AzureCredentials::AccessKey(Secret::new("a2V5")),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let refused = runtime.block_on(prove_write_once(
+            Some(ObjectStoreConfig::Azure(config)),
+            std::sync::Arc::new(InMemory::new()),
+            None,
+        ));
+        let Err(StoreError::Refused(message)) = refused else {
+            panic!("an Azure container was accepted: {refused:?}");
+        };
+        assert!(message.contains("Azure"), "{message}");
+        assert!(message.contains("`archive`"), "{message}");
+    }
 }

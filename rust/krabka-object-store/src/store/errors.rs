@@ -35,7 +35,7 @@ pub enum Failure {
 /// Classifies `err`.
 pub fn classify(err: &ObjectStoreError) -> Failure {
     match err {
-        ObjectStoreError::NotFound { .. } if mentions(err, "NoSuchBucket") => Failure::NoSuchBucket,
+        ObjectStoreError::NotFound { .. } if missing_bucket(err) => Failure::NoSuchBucket,
         ObjectStoreError::NotFound { .. } => Failure::NotFound,
         ObjectStoreError::PermissionDenied { .. } | ObjectStoreError::Unauthenticated { .. } => {
             Failure::AccessDenied
@@ -49,6 +49,12 @@ pub fn classify(err: &ObjectStoreError) -> Failure {
         ObjectStoreError::JoinError { .. } => Failure::Transient,
         _ => classify_chain(err),
     }
+}
+
+/// Whether a 404 names the bucket, not the object: S3's and GCS's
+/// `NoSuchBucket`, Azure's `ContainerNotFound`.
+fn missing_bucket(err: &ObjectStoreError) -> bool {
+    mentions(err, "NoSuchBucket") || mentions(err, "ContainerNotFound")
 }
 
 /// Walks the source chain of a generic error for a transport error kind or
@@ -77,7 +83,7 @@ fn classify_chain(err: &ObjectStoreError) -> Failure {
         }
         if let Some(status) = http_status(&error.to_string()) {
             return match status {
-                404 if mentions(err, "NoSuchBucket") => Failure::NoSuchBucket,
+                404 if missing_bucket(err) => Failure::NoSuchBucket,
                 404 => Failure::NotFound,
                 401 | 403 => Failure::AccessDenied,
                 405 | 501 => Failure::Unsupported,
@@ -146,7 +152,9 @@ pub fn to_store_error(err: ObjectStoreError, operation: &str, resource: &str) ->
     match classify(&err) {
         Failure::NotFound => StoreError::not_found(resource),
         Failure::NoSuchBucket => backend(
-            format!("{operation} {resource} failed: the bucket does not exist"),
+            format!(
+                "{operation} {resource} failed: the bucket (or Azure container) does not exist"
+            ),
             err,
         ),
         Failure::AccessDenied => backend(
@@ -223,6 +231,15 @@ mod tests {
         let err = ObjectStoreError::NotFound {
             path: "a".to_owned(),
             source: "Server returned non-2xx status code: 404 Not Found: <Code>NoSuchBucket</Code>"
+                .into(),
+        };
+        assert!(matches!(
+            to_store_error(err, "put", "x"),
+            StoreError::Backend { .. }
+        ));
+        let err = ObjectStoreError::NotFound {
+            path: "a".to_owned(),
+            source: "Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?><Error><Code>ContainerNotFound</Code></Error>"
                 .into(),
         };
         assert!(matches!(

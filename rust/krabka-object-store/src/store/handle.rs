@@ -70,7 +70,7 @@ impl StoreHandle {
     }
 
     /// A handle on the backend `config` describes, with its prefix and
-    /// multipart tuning, and for a cloud backend (S3, GCS) the read cache
+    /// multipart tuning, and for a cloud backend (S3, GCS, Azure) the read cache
     /// with its default sizes ([`CacheConfig::default`]).
     ///
     /// # Errors
@@ -86,6 +86,10 @@ impl StoreHandle {
                 gcs.prefix.clone(),
                 Some((gcs.multipart_threshold, gcs.multipart_chunk_size)),
             ),
+            ObjectStoreConfig::Azure(azure) => (
+                azure.prefix.clone(),
+                Some((azure.multipart_threshold, azure.multipart_chunk_size)),
+            ),
             _ => (None, None),
         };
         let mut handle = Self::new(store, prefix)?;
@@ -93,7 +97,10 @@ impl StoreHandle {
         if let Some((threshold, chunk)) = multipart {
             handle.tuning = handle.tuning.with_multipart(threshold, chunk);
         }
-        if matches!(config, ObjectStoreConfig::S3(_) | ObjectStoreConfig::Gcs(_)) {
+        if matches!(
+            config,
+            ObjectStoreConfig::S3(_) | ObjectStoreConfig::Gcs(_) | ObjectStoreConfig::Azure(_)
+        ) {
             handle.read_cache = Some(Arc::new(ChunkCache::new(CacheConfig::default())?));
         }
         if matches!(config, ObjectStoreConfig::Gcs(_)) {

@@ -12,8 +12,12 @@ pub const DEFAULT_FETCH_CHUNK_SIZE: usize = 8 * 1024 * 1024;
 /// Ranged GETs of one fetch that may run ahead of the reader.
 pub const DEFAULT_FETCH_PARALLELISM: usize = 4;
 
-/// S3's limit on the number of parts of one multipart upload.
+/// S3's limit on the number of parts of one multipart upload, and the
+/// engine's for every backend (GCS allows as many, Azure more).
 pub const MAX_PARTS: u64 = 10_000;
+
+// An upload the engine accepts must be one Azure can commit too.
+const _: () = assert!(MAX_PARTS <= crate::AZURE_MAX_BLOCKS);
 
 /// How a create-only upload in parts keeps a second writer from replacing
 /// the first one's object. A multipart completion cannot carry a create-only

@@ -1,5 +1,5 @@
-//! [`S3RemoteStorage`]: the object-store tier for S3, S3-compatible servers
-//! and Google Cloud Storage.
+//! [`S3RemoteStorage`]: the object-store tier for S3, S3-compatible servers,
+//! Google Cloud Storage and Azure Blob Storage.
 //!
 //! One engine over `object_store` for every backend: the key layout of the
 //! filesystem tier under an optional prefix, streamed multipart uploads with
@@ -7,6 +7,7 @@
 //! error classes that tell transient from permanent failures. The tier owns
 //! a small Tokio runtime, so its synchronous methods work from any thread.
 
+mod azure;
 mod copy;
 mod gcs;
 
@@ -30,7 +31,8 @@ use {
 
 /// A [`RemoteStorageManager`] over an object store: Amazon S3 or an
 /// S3-compatible server ([`S3RemoteStorage::from_s3_config`]), Google Cloud
-/// Storage ([`S3RemoteStorage::from_gcs_config`]), or any `object_store`
+/// Storage ([`S3RemoteStorage::from_gcs_config`]), Azure Blob Storage
+/// ([`S3RemoteStorage::from_azure_config`]), or any `object_store`
 /// implementation ([`S3RemoteStorage::with_store`]).
 ///
 /// # Layout
@@ -115,7 +117,8 @@ impl S3RemoteStorage {
         Self::from_config(&ObjectStoreConfig::S3(config.clone()))
     }
 
-    /// A tier on any configured backend (S3, GCS, a local directory, memory).
+    /// A tier on any configured backend (S3, GCS, Azure, a local directory,
+    /// memory).
     ///
     /// # Errors
     /// [`RemoteStorageError::Config`](crate::RemoteStorageError::Config), whose

@@ -19,7 +19,9 @@ pub mod proxy;
 use {
     crate::support::{assert_deleted, orders_segment},
     bytes::Bytes,
-    krabka_object_store::{GcsConfig, S3Config, S3Credentials, Secret},
+    krabka_object_store::{
+        AzureConfig, AzureCredentials, GcsConfig, S3Config, S3Credentials, Secret,
+    },
     krabka_remote_storage::{
         IndexType, LogSegmentData, RemoteStorageError, RemoteStorageManager, SegmentReader,
     },
@@ -87,6 +89,54 @@ impl GcsServer {
         config.connect_timeout = Duration::from_secs(2);
         config
     }
+}
+
+/// An Azure Blob Storage server (Azurite) the stage script started.
+#[derive(Debug, Clone)]
+pub struct AzureServer {
+    /// The account's blob endpoint, `http://host:port/<account>`.
+    pub endpoint: String,
+    pub account: String,
+    pub key: String,
+    pub container: String,
+}
+
+impl AzureServer {
+    /// A tier configuration with the account's shared key and short retries.
+    pub fn config(&self) -> AzureConfig {
+        let mut config = AzureConfig::new(
+            &self.account,
+            &self.container,
+            AzureCredentials::AccessKey(Secret::new(&self.key)),
+        );
+        config.endpoint = Some(self.endpoint.clone());
+        config.allow_http = true;
+        config.max_retries = 2;
+        config.retry_timeout = Duration::from_secs(10);
+        config.request_timeout = Duration::from_secs(20);
+        config.connect_timeout = Duration::from_secs(2);
+        config
+    }
+
+    /// `host:port` of the endpoint.
+    pub fn authority(&self) -> &str {
+        let rest = self.endpoint.trim_start_matches("http://");
+        rest.split('/').next().unwrap_or(rest)
+    }
+}
+
+/// Azurite (block blobs, SharedKey checked); `KRABKA_AZURE_*`.
+pub fn azurite(test: &str) -> Option<AzureServer> {
+    let Some(endpoint) = env("KRABKA_AZURE_ENDPOINT") else {
+        skip_or_fail(test, "KRABKA_AZURE_ENDPOINT");
+        return None;
+    };
+    Some(AzureServer {
+        endpoint,
+        account: env("KRABKA_AZURE_ACCOUNT").unwrap_or_else(|| "devstoreaccount1".to_owned()),
+        key: env("KRABKA_AZURE_KEY").unwrap_or_default(),
+        container: env("KRABKA_AZURE_CONTAINER").unwrap_or_else(|| "test".to_owned()),
+    })
 }
 
 /// Prints a skip notice to the real stderr (bypassing the test harness's

@@ -196,7 +196,10 @@ fn values_are_parsed_by_kind() {
 #[test]
 fn expected_values_are_said_in_words() {
     let said = |key: ConfigKey| key.expected().to_string();
-    assert_eq!(said(ConfigKey::Backend), "one of filesystem, s3, gcs");
+    assert_eq!(
+        said(ConfigKey::Backend),
+        "one of filesystem, s3, gcs, azure"
+    );
     assert_eq!(said(ConfigKey::WormEnabled), "true or false");
     assert_eq!(
         said(ConfigKey::MaxRetries),

@@ -67,7 +67,7 @@ fn docs_need_both_sections_and_keep_the_prose() {
 fn markdown_rows_say_what_kafka_prints() {
     let table = markdown_table(Plugin::StorageManager);
     for row in [
-        "| `backend` | string | `filesystem` | [filesystem, s3, gcs] | high |",
+        "| `backend` | string | `filesystem` | [filesystem, s3, gcs, azure] | high |",
         "| `max.retries` | int | `10` | [0,...] | low |",
         "| `multipart.threshold.bytes` | long | `16777216` | [1,...,5368709120] | low |",
         "| `s3.secret.access.key` | password |  |  | medium |",
@@ -96,7 +96,7 @@ fn java_defines_say_what_the_table_says() {
     for lines in [
         "    public static final String S3_SECRET_ACCESS_KEY_CONFIG = \"s3.secret.access.key\";\n",
         "        def.define(BACKEND_CONFIG, Type.STRING, \"filesystem\",\n                \
-         ValidString.in(\"filesystem\", \"s3\", \"gcs\"), Importance.HIGH,\n                \
+         ValidString.in(\"filesystem\", \"s3\", \"gcs\", \"azure\"), Importance.HIGH,\n                \
          \"The remote tier: ",
         "        def.define(MULTIPART_THRESHOLD_BYTES_CONFIG, Type.LONG, 16777216L,\n                \
          Range.between(1L, 5368709120L), Importance.LOW,\n",

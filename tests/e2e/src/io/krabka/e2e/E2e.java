@@ -32,7 +32,8 @@ import java.util.Map;
  *   untiered --tier SPEC         nothing of the topic is tiered: no segment file in the tier, latest-tiered
  *                                says none, every record still in the local log (earliest-local 0)
  * SPEC is fs:&lt;dir&gt; or s3://&lt;bucket&gt;/&lt;prefix&gt; with --s3-endpoint http://host:port (keys from
- * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). Each step runs for every topic before the next step starts.
+ * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY) or azure://&lt;container&gt;/&lt;prefix&gt; with --azure-endpoint
+ * http://host:port/account (account and key from AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY). Each step runs for every topic before the next step starts.
  * </pre>
  * Exits 0 when every check passed, 1 on a mismatch or failure, 2 on a usage error.
  */
@@ -104,7 +105,8 @@ public final class E2e {
     }
 
     private static Tier tier(Map<String, String> opts) {
-        return Tier.parse(need(opts, "tier"), opts.getOrDefault("s3-endpoint", ""));
+        return Tier.parse(need(opts, "tier"), opts.getOrDefault("s3-endpoint", ""),
+                opts.getOrDefault("azure-endpoint", ""));
     }
 
     private static String need(Map<String, String> opts, String key) {

@@ -19,8 +19,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /** A tier in an S3 bucket, listed with ListObjectsV2 signed by AWS Signature V4 (path-style, region us-east-1). */
 record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, String secretKey) implements Tier {
@@ -77,11 +75,11 @@ record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, Stri
         String scope = day + "/" + REGION + "/s3/aws4_request";
         String toSign = "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n"
                 + hex(sha256(canonicalRequest.getBytes(StandardCharsets.UTF_8)));
-        byte[] key = hmac(("AWS4" + secretKey).getBytes(StandardCharsets.UTF_8), day);
-        key = hmac(key, REGION);
-        key = hmac(key, "s3");
-        key = hmac(key, "aws4_request");
-        String signature = hex(hmac(key, toSign));
+        byte[] key = Tier.hmacSha256(("AWS4" + secretKey).getBytes(StandardCharsets.UTF_8), day);
+        key = Tier.hmacSha256(key, REGION);
+        key = Tier.hmacSha256(key, "s3");
+        key = Tier.hmacSha256(key, "aws4_request");
+        String signature = hex(Tier.hmacSha256(key, toSign));
         HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(path + "?" + canonicalQuery))
                 .header("x-amz-date", amzDate)
                 .header("x-amz-content-sha256", payloadHash)
@@ -104,16 +102,6 @@ record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, Stri
     private static byte[] sha256(byte[] data) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(data);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static byte[] hmac(byte[] key, String data) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

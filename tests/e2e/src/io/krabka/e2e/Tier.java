@@ -33,8 +33,12 @@ interface Tier {
         return starts;
     }
 
-    /** {@code fs:<dir>} or {@code s3://<bucket>/<prefix>} (with {@code --s3-endpoint}). */
-    static Tier parse(String spec, String s3Endpoint) {
+    /**
+     * {@code fs:<dir>}, {@code s3://<bucket>/<prefix>} (with {@code --s3-endpoint}) or
+     * {@code azure://<container>/<prefix>} (with {@code --azure-endpoint}; account and key from
+     * AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY).
+     */
+    static Tier parse(String spec, String s3Endpoint, String azureEndpoint) {
         if (spec.startsWith("fs:")) {
             return new FsTier(Path.of(spec.substring(3)));
         }
@@ -45,7 +49,25 @@ interface Tier {
                     System.getenv().getOrDefault("AWS_ACCESS_KEY_ID", ""),
                     System.getenv().getOrDefault("AWS_SECRET_ACCESS_KEY", ""));
         }
-        throw new IllegalArgumentException("tier must be fs:<dir> or s3://<bucket>/<prefix>, got " + spec);
+        if (spec.startsWith("azure://")) {
+            URI uri = URI.create(spec);
+            String prefix = uri.getPath().replaceFirst("^/", "");
+            return new AzureTier(URI.create(azureEndpoint), System.getenv().getOrDefault("AZURE_STORAGE_ACCOUNT", ""),
+                    uri.getHost(), prefix, System.getenv().getOrDefault("AZURE_STORAGE_KEY", ""));
+        }
+        throw new IllegalArgumentException(
+                "tier must be fs:<dir>, s3://<bucket>/<prefix> or azure://<container>/<prefix>, got " + spec);
+    }
+
+    /** HMAC-SHA256 of {@code data} (UTF-8) under {@code key}: both signed listings use it. */
+    static byte[] hmacSha256(byte[] key, String data) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+            return mac.doFinal(data.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Whether a path names a segment file of the topic, in Kafka's layout {@code <topic>-<partition>-<id>/...log}. */

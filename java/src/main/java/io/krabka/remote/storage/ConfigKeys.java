@@ -81,6 +81,24 @@ public final class ConfigKeys {
     public static final String GCS_APPLICATION_CREDENTIALS_PATH_CONFIG =
             "gcs.application.credentials.path";
 
+    /** {@code azure.account}. */
+    public static final String AZURE_ACCOUNT_CONFIG = "azure.account";
+
+    /** {@code azure.container}. */
+    public static final String AZURE_CONTAINER_CONFIG = "azure.container";
+
+    /** {@code azure.endpoint}. */
+    public static final String AZURE_ENDPOINT_CONFIG = "azure.endpoint";
+
+    /** {@code azure.allow.http}. */
+    public static final String AZURE_ALLOW_HTTP_CONFIG = "azure.allow.http";
+
+    /** {@code azure.access.key}. */
+    public static final String AZURE_ACCESS_KEY_CONFIG = "azure.access.key";
+
+    /** {@code azure.sas.token}. */
+    public static final String AZURE_SAS_TOKEN_CONFIG = "azure.sas.token";
+
     /** {@code multipart.threshold.bytes}. */
     public static final String MULTIPART_THRESHOLD_BYTES_CONFIG = "multipart.threshold.bytes";
 
@@ -168,6 +186,12 @@ public final class ConfigKeys {
             GCS_SERVICE_ACCOUNT_PATH_CONFIG,
             GCS_SERVICE_ACCOUNT_KEY_CONFIG,
             GCS_APPLICATION_CREDENTIALS_PATH_CONFIG,
+            AZURE_ACCOUNT_CONFIG,
+            AZURE_CONTAINER_CONFIG,
+            AZURE_ENDPOINT_CONFIG,
+            AZURE_ALLOW_HTTP_CONFIG,
+            AZURE_ACCESS_KEY_CONFIG,
+            AZURE_SAS_TOKEN_CONFIG,
             MULTIPART_THRESHOLD_BYTES_CONFIG,
             MULTIPART_CHUNK_SIZE_BYTES_CONFIG,
             MAX_RETRIES_CONFIG,
@@ -209,6 +233,12 @@ public final class ConfigKeys {
             GCS_SERVICE_ACCOUNT_PATH_CONFIG,
             GCS_SERVICE_ACCOUNT_KEY_CONFIG,
             GCS_APPLICATION_CREDENTIALS_PATH_CONFIG,
+            AZURE_ACCOUNT_CONFIG,
+            AZURE_CONTAINER_CONFIG,
+            AZURE_ENDPOINT_CONFIG,
+            AZURE_ALLOW_HTTP_CONFIG,
+            AZURE_ACCESS_KEY_CONFIG,
+            AZURE_SAS_TOKEN_CONFIG,
             MAX_RETRIES_CONFIG,
             RETRY_TIMEOUT_MS_CONFIG,
             REQUEST_TIMEOUT_MS_CONFIG,
@@ -225,18 +255,19 @@ public final class ConfigKeys {
     static ConfigDef storageManager() {
         ConfigDef def = new ConfigDef();
         def.define(BACKEND_CONFIG, Type.STRING, "filesystem",
-                ValidString.in("filesystem", "s3", "gcs"), Importance.HIGH,
+                ValidString.in("filesystem", "s3", "gcs", "azure"), Importance.HIGH,
                 "The remote tier: <code>filesystem</code> (a directory, "
                         + "byte-compatible with Apache Kafka's LocalTieredStorage), "
-                        + "<code>s3</code> (Amazon S3 or an S3-compatible server) or "
-                        + "<code>gcs</code> (Google Cloud Storage).");
+                        + "<code>s3</code> (Amazon S3 or an S3-compatible server), "
+                        + "<code>gcs</code> (Google Cloud Storage) or <code>azure</code> (Azure "
+                        + "Blob Storage).");
         def.define(FILESYSTEM_ROOT_CONFIG, Type.STRING, null, Importance.HIGH,
                 "Directory of the filesystem tier; required when backend is "
                         + "filesystem. Every broker must see the same directory (a shared "
                         + "mount).");
         def.define(PREFIX_CONFIG, Type.STRING, null, Importance.MEDIUM,
-                "Key prefix inside the S3 or GCS bucket, without a leading or "
-                        + "trailing '/'.");
+                "Key prefix inside the S3 or GCS bucket or the Azure container, "
+                        + "without a leading or trailing '/'.");
         def.define(S3_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
                 "S3 bucket; required when backend is s3.");
         def.define(S3_REGION_CONFIG, Type.STRING, null, Importance.HIGH,
@@ -283,6 +314,24 @@ public final class ConfigKeys {
                         + "gcs.service.account.path).");
         def.define(GCS_APPLICATION_CREDENTIALS_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Path to application-default credentials.");
+        def.define(AZURE_ACCOUNT_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Azure storage account name; required when backend is azure.");
+        def.define(AZURE_CONTAINER_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Blob container; required when backend is azure.");
+        def.define(AZURE_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Blob endpoint of the account, containers directly under it, for "
+                        + "emulators and private endpoints "
+                        + "(http://127.0.0.1:10000/devstoreaccount1 for Azurite); unset means "
+                        + "https://ACCOUNT.blob.core.windows.net.");
+        def.define(AZURE_ALLOW_HTTP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Allow a plain http:// endpoint.");
+        def.define(AZURE_ACCESS_KEY_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "The storage account's shared key (base64, as the portal shows it); "
+                        + "set this or azure.sas.token.");
+        def.define(AZURE_SAS_TOKEN_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "A shared access signature (the query string sv=...&sig=..., a "
+                        + "leading ? allowed) with read, write, delete and list rights on the "
+                        + "container; set this or azure.access.key.");
         def.define(MULTIPART_THRESHOLD_BYTES_CONFIG, Type.LONG, 16777216L,
                 Range.between(1L, 5368709120L), Importance.LOW,
                 "Objects of at least this many bytes are uploaded in parts. A smaller "
@@ -327,7 +376,8 @@ public final class ConfigKeys {
                         + "manifest on a per-partition hash chain; deletes are refused, and "
                         + "Kafka's deletes of a segment only log a warning. Needs "
                         + "worm.signing.key.path and worm.key.id; refused with backend "
-                        + "filesystem. While false, the other worm.* keys are accepted and "
+                        + "filesystem and with backend azure (no Azure immutability policy is "
+                        + "proven). While false, the other worm.* keys are accepted and "
                         + "ignored.");
         def.define(WORM_SIGNING_KEY_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
                 "Unencrypted PKCS#8 Ed25519 private key file, DER or PEM (openssl "
@@ -364,18 +414,19 @@ public final class ConfigKeys {
     static ConfigDef metadataManager() {
         ConfigDef def = new ConfigDef();
         def.define(BACKEND_CONFIG, Type.STRING, "filesystem",
-                ValidString.in("filesystem", "s3", "gcs"), Importance.HIGH,
+                ValidString.in("filesystem", "s3", "gcs", "azure"), Importance.HIGH,
                 "The remote tier: <code>filesystem</code> (a directory, "
                         + "byte-compatible with Apache Kafka's LocalTieredStorage), "
-                        + "<code>s3</code> (Amazon S3 or an S3-compatible server) or "
-                        + "<code>gcs</code> (Google Cloud Storage).");
+                        + "<code>s3</code> (Amazon S3 or an S3-compatible server), "
+                        + "<code>gcs</code> (Google Cloud Storage) or <code>azure</code> (Azure "
+                        + "Blob Storage).");
         def.define(FILESYSTEM_ROOT_CONFIG, Type.STRING, null, Importance.HIGH,
                 "Directory of the filesystem tier; required when backend is "
                         + "filesystem. Every broker must see the same directory (a shared "
                         + "mount).");
         def.define(PREFIX_CONFIG, Type.STRING, null, Importance.MEDIUM,
-                "Key prefix inside the S3 or GCS bucket, without a leading or "
-                        + "trailing '/'.");
+                "Key prefix inside the S3 or GCS bucket or the Azure container, "
+                        + "without a leading or trailing '/'.");
         def.define(S3_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
                 "S3 bucket; required when backend is s3.");
         def.define(S3_REGION_CONFIG, Type.STRING, null, Importance.HIGH,
@@ -422,6 +473,24 @@ public final class ConfigKeys {
                         + "gcs.service.account.path).");
         def.define(GCS_APPLICATION_CREDENTIALS_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Path to application-default credentials.");
+        def.define(AZURE_ACCOUNT_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Azure storage account name; required when backend is azure.");
+        def.define(AZURE_CONTAINER_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Blob container; required when backend is azure.");
+        def.define(AZURE_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Blob endpoint of the account, containers directly under it, for "
+                        + "emulators and private endpoints "
+                        + "(http://127.0.0.1:10000/devstoreaccount1 for Azurite); unset means "
+                        + "https://ACCOUNT.blob.core.windows.net.");
+        def.define(AZURE_ALLOW_HTTP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Allow a plain http:// endpoint.");
+        def.define(AZURE_ACCESS_KEY_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "The storage account's shared key (base64, as the portal shows it); "
+                        + "set this or azure.sas.token.");
+        def.define(AZURE_SAS_TOKEN_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+                "A shared access signature (the query string sv=...&sig=..., a "
+                        + "leading ? allowed) with read, write, delete and list rights on the "
+                        + "container; set this or azure.access.key.");
         def.define(MAX_RETRIES_CONFIG, Type.INT, 10, Range.atLeast(0), Importance.LOW,
                 "Retries of a transient object-store failure.");
         def.define(RETRY_TIMEOUT_MS_CONFIG, Type.LONG, 180000L, Range.atLeast(1L), Importance.LOW,
