@@ -4,7 +4,7 @@
 use {
     crate::TierError,
     futures_util::{StreamExt, stream::BoxStream},
-    object_store::{ObjectStore, ObjectStoreExt, path::Path},
+    object_store::{ObjectStore, path::Path},
 };
 
 /// Bytes before a batch's length field are its base offset (8) and the
@@ -35,6 +35,24 @@ impl RawBatch {
         let base = i64::from_be_bytes(self.bytes.get(..8)?.try_into().ok()?);
         let epoch = i32::from_be_bytes(self.bytes.get(12..16)?.try_into().ok()?);
         (self.bytes.get(16) == Some(&2) && epoch >= 0).then_some((epoch, base))
+    }
+
+    /// The offset of the batch's last record (base offset plus last offset
+    /// delta, which survives compaction), from its header; `None` for
+    /// message formats before v2.
+    #[must_use]
+    pub fn last_offset(&self) -> Option<i64> {
+        let base = i64::from_be_bytes(self.bytes.get(..8)?.try_into().ok()?);
+        let delta = i32::from_be_bytes(self.bytes.get(23..27)?.try_into().ok()?);
+        (self.bytes.get(16) == Some(&2)).then(|| base.saturating_add(i64::from(delta)))
+    }
+
+    /// The batch's largest record timestamp, from its header; `None` for
+    /// message formats before v2.
+    #[must_use]
+    pub fn max_timestamp(&self) -> Option<i64> {
+        let timestamp = i64::from_be_bytes(self.bytes.get(35..43)?.try_into().ok()?);
+        (self.bytes.get(16) == Some(&2)).then_some(timestamp)
     }
 }
 
@@ -85,8 +103,26 @@ impl BatchStream {
     /// # Errors
     /// [`TierError::Store`] when it cannot be opened.
     pub async fn open(store: &dyn ObjectStore, key: &str) -> Result<Self, TierError> {
+        Self::open_at(store, key, 0).await
+    }
+
+    /// Starts reading the `.log` at `key` from byte `position`, which must
+    /// be where a batch starts (an offset index entry's position).
+    ///
+    /// # Errors
+    /// [`TierError::Store`] when it cannot be opened (a position past the
+    /// end included).
+    pub async fn open_at(
+        store: &dyn ObjectStore,
+        key: &str,
+        position: u64,
+    ) -> Result<Self, TierError> {
+        let options = object_store::GetOptions {
+            range: (position > 0).then_some(object_store::GetRange::Offset(position)),
+            ..object_store::GetOptions::default()
+        };
         let got = store
-            .get(&Path::from(key))
+            .get_opts(&Path::from(key), options)
             .await
             .map_err(|source| TierError::Store {
                 operation: "read of",
@@ -97,7 +133,7 @@ impl BatchStream {
             chunks: got.into_stream(),
             key: key.to_owned(),
             buffer: Vec::new(),
-            position: 0,
+            position,
             done: false,
         })
     }

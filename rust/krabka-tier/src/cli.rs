@@ -5,7 +5,7 @@ use {
     krabka_object_store::{ObjectStoreConfig, build_object_store},
     krabka_tier::{
         Authenticity, ExportRange, ExportSummary, PartitionListing, SegmentListing, Source,
-        TierError, ValueEncoding, authenticate_partition, export_log_file,
+        TierError, ValueEncoding, add_details, authenticate_partition, export_log_file,
         export_partition_observed, list_tier, record_json, trusted_keys,
     },
     krabka_worm::TrustedManifestKeys,
@@ -167,7 +167,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             Err(err) => return fail(&err),
         };
         match cli.command {
-            Command::List { json, .. } => print_listing(&listing, json),
+            Command::List { json, .. } => {
+                let mut listing = listing;
+                if let Err(err) = add_details(&*store, &mut listing).await {
+                    return fail(&err);
+                }
+                print_listing(&listing, json)
+            }
             Command::Export {
                 topic,
                 partition,
@@ -257,7 +263,29 @@ fn print_listing(listing: &[PartitionListing], json: bool) -> u8 {
                     krabka_kafka::kafka_uuid(s.segment_id),
                     s.log_bytes,
                     s.files.keys().cloned().collect::<Vec<_>>().join(" ")
-                )
+                )?;
+                let Some(details) = &s.details else {
+                    return Ok(());
+                };
+                let shown =
+                    |value: Option<i64>| value.map_or_else(|| "?".to_owned(), |v| v.to_string());
+                let epochs: Vec<String> = details
+                    .leader_epochs
+                    .iter()
+                    .map(|e| format!("{}@{}", e.epoch, e.start_offset))
+                    .collect();
+                writeln!(
+                    out,
+                    "  {:>20} to offset {}, max timestamp {}, leader epochs [{}]",
+                    "",
+                    shown(details.end_offset),
+                    shown(details.max_timestamp),
+                    epochs.join(" ")
+                )?;
+                details
+                    .problems
+                    .iter()
+                    .try_for_each(|problem| writeln!(out, "  {:>20} problem: {problem}", ""))
             })
         })
     };

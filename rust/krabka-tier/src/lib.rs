@@ -12,6 +12,7 @@
 
 mod authenticate;
 mod batches;
+mod details;
 mod epochs;
 mod error;
 mod export;
@@ -24,6 +25,7 @@ mod source;
 pub use {
     authenticate::{Authenticity, authenticate_partition, trusted_keys},
     batches::{BatchStream, RawBatch, StreamProblem},
+    details::{EpochStart, SegmentDetails, segment_details},
     epochs::{CheckpointError, EpochLineage, parse_leader_epoch_checkpoint},
     error::TierError,
     export::{
@@ -31,7 +33,7 @@ pub use {
         export_partition, export_partition_batches, export_partition_observed,
     },
     feed::{CHUNK_END, CHUNK_RECORDS, FeedError, RecordFeed, ReplaySource, replay_source_help},
-    listing::{PartitionListing, SegmentListing, list_tier},
+    listing::{PartitionListing, SegmentListing, add_details, list_tier},
     log_file::export_log_file,
     record_json::{ValueEncoding, record_json},
     source::Source,

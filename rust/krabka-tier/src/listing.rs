@@ -1,7 +1,10 @@
 //! [`list_tier`]: what a tier holds, from one listing of its keys.
 
 use {
-    crate::TierError,
+    crate::{
+        TierError,
+        details::{SegmentDetails, segment_details},
+    },
     futures_util::TryStreamExt,
     krabka_kafka::{LOG_FILE_SUFFIX, parse_partition_dir_name, parse_segment_file_name},
     object_store::{ObjectStore, path::Path},
@@ -23,6 +26,10 @@ pub struct SegmentListing {
     pub log_bytes: u64,
     /// Every file of the copy: suffix → key.
     pub files: BTreeMap<String, String>,
+    /// Its last offset, largest timestamp and leader epochs, once read
+    /// ([`add_details`]; a listing of keys alone has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<SegmentDetails>,
 }
 
 impl SegmentListing {
@@ -115,6 +122,7 @@ pub async fn list_tier(
                         log_key: None,
                         log_bytes: 0,
                         files: BTreeMap::new(),
+                        details: None,
                     });
                 if name.suffix == LOG_FILE_SUFFIX {
                     segment.log_key = Some(key.clone());
@@ -131,4 +139,23 @@ pub async fn list_tier(
         }
     }
     Ok(partitions.into_values().collect())
+}
+
+/// Reads the details ([`SegmentDetails`]: last offset, largest timestamp,
+/// leader epochs) of every segment copy of `partitions`: a few small reads
+/// per copy, never a whole log.
+///
+/// # Errors
+/// [`TierError::Store`] when the store fails for a reason other than a
+/// missing object.
+pub async fn add_details(
+    store: &dyn ObjectStore,
+    partitions: &mut [PartitionListing],
+) -> Result<(), TierError> {
+    for partition in partitions {
+        for segment in &mut partition.segments {
+            segment.details = Some(segment_details(store, segment).await?);
+        }
+    }
+    Ok(())
 }

@@ -184,3 +184,41 @@ fn export_format_raw_writes_a_log_file_per_partition() {
     assert_eq!(code, 64, "{err}");
     assert!(err.contains("--output-dir"), "{err}");
 }
+
+#[test]
+fn list_tells_each_copys_last_offset_and_largest_timestamp() {
+    let root = tier(&fixture_log());
+    let local = root.path().to_str().unwrap();
+    // The truth: every record of the copy, exported.
+    let (code, out, err) = run(&[
+        "export",
+        "--local",
+        local,
+        "--topic",
+        "orders",
+        "--uncommitted",
+    ]);
+    // 2: the fixture has a hole (offsets 125..=129), reported as a gap.
+    assert_eq!(code, 2, "{err}");
+    let records: Vec<serde_json::Value> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let last = records.iter().map(|r| r["offset"].as_i64().unwrap()).max();
+    let newest = records
+        .iter()
+        .map(|r| r["timestamp"].as_i64().unwrap())
+        .max();
+    let (code, out, err) = run(&["list", "--local", local, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let details = &json[0]["segments"][0]["details"];
+    assert_eq!(details["end_offset"].as_i64(), last, "{details}");
+    assert_eq!(details["max_timestamp"].as_i64(), newest, "{details}");
+    let (code, out, _) = run(&["list", "--local", local]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(&format!("to offset {}", last.unwrap())),
+        "{out}"
+    );
+}
