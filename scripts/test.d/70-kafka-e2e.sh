@@ -72,6 +72,10 @@ if [[ $rsm == krabka ]]; then
   fi
   # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
   # replay jar (built unless given).
+  # The Azure scenario lists the container with krabka-tier.
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory; then
+    cargo build --locked -q -p krabka-tier
+  fi
   if selected newest-fs-topic-based newest-s3-topic-based; then
     [[ -n ${E2E_TIER_BIN:-} ]] || cargo build --locked -q -p krabka-tier
     (( ${#replay_jar[@]} == 0 )) || { need gradle gradle; gradle --no-daemon -q tierReplayJar; }

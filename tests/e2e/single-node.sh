@@ -66,6 +66,26 @@ records=()
 [[ $tier_read == yes ]] && records=(--record-dir "$E2E_WORK/records")
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" --topics "$topics" \
   --tier "$tier_spec" "${s3[@]}" "${records[@]}"
+if [[ $tier == azure ]]; then
+  # krabka-tier reads the container without the broker: every tiered topic, each copy with its last offset.
+  listed="$E2E_WORK/tier-list.json"
+  AZURE_STORAGE_ACCESS_KEY=$E2E_AZURE_KEY "${E2E_TIER_BIN:-$E2E_ROOT/target/debug/krabka-tier}" list \
+    --azure-container "$E2E_AZURE_CONTAINER" --azure-account "$E2E_AZURE_ACCOUNT" \
+    --azure-endpoint "$E2E_AZURE_ENDPOINT" --prefix "$E2E_AZURE_PREFIX" --json > "$listed"
+  python3 - "$listed" <<'PY'
+import json, sys
+listing = json.load(open(sys.argv[1]))
+topics = {p["topic"] for p in listing}
+assert {"e2e-plain", "e2e-zstd", "e2e-txn"} <= topics, topics
+for p in listing:
+    for s in p["segments"]:
+        d = s["details"]
+        assert d["end_offset"] is not None and d["end_offset"] >= s["start_offset"], (p["topic"], s)
+        assert not d["problems"], d["problems"]
+copies = sum(len(p["segments"]) for p in listing)
+print(f"krabka-tier list on Azurite: {len(listing)} partitions, {copies} segment copies, last offsets read")
+PY
+fi
 if [[ $metrics == yes ]]; then
   python3 "$E2E_ROOT/tests/e2e/lib/metrics.py" copies "$metrics_url" "$E2E_TIER_DIR" "$plugin_class"
   segments_before=$(find "$E2E_TIER_DIR" -name '*.log' | wc -l)

@@ -138,9 +138,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let source = match &cli.command {
         Command::List { source, .. } | Command::Export { source, .. } => source,
     };
-    let Some(config) = source.config() else {
-        eprintln!("krabka-tier: name the tier: --local, --s3-bucket or --gcs-bucket");
-        return USAGE;
+    let config = match source.config() {
+        Ok(config) => config,
+        Err(usage) => {
+            eprintln!("krabka-tier: {usage}");
+            return USAGE;
+        }
     };
     if let ObjectStoreConfig::Local { root } = &config {
         if !root.is_dir() {

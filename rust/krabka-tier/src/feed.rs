@@ -122,9 +122,7 @@ impl ReplaySource {
                 FeedError::Help(text)
             }
         })?;
-        let config = args.source.config().ok_or_else(|| {
-            FeedError::Usage("name the tier: --local, --s3-bucket or --gcs-bucket".to_owned())
-        })?;
+        let config = args.source.config().map_err(FeedError::Usage)?;
         let trusted = if args.verify {
             Some(trusted_keys(&args.key_ids, &args.public_keys).map_err(FeedError::Usage)?)
         } else {

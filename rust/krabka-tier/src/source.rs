@@ -3,7 +3,9 @@
 
 use {
     clap::Args,
-    krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config},
+    krabka_object_store::{
+        AzureConfig, AzureCredentials, GcsConfig, ObjectStoreConfig, S3Config, Secret,
+    },
     std::path::PathBuf,
 };
 
@@ -34,17 +36,37 @@ pub struct Source {
     /// Send no GCS credentials (emulators).
     #[arg(long, requires = "gcs_bucket")]
     pub gcs_no_auth: bool,
+    /// Azure Blob Storage container (with --azure-account; the account key
+    /// from AZURE_STORAGE_ACCESS_KEY or a SAS token from
+    /// AZURE_STORAGE_SAS_TOKEN).
+    #[arg(long, group = "tier", requires = "azure_account")]
+    pub azure_container: Option<String>,
+    /// Azure storage account.
+    #[arg(long, requires = "azure_container")]
+    pub azure_account: Option<String>,
+    /// Azure blob endpoint of the account (emulators, private endpoints).
+    #[arg(long, requires = "azure_container")]
+    pub azure_endpoint: Option<String>,
     /// Key prefix of the tier (`rsm.config.prefix`).
     #[arg(long)]
     pub prefix: Option<String>,
 }
 
+/// Environment variable holding the Azure storage account's shared key.
+pub const AZURE_ACCESS_KEY_ENV: &str = "AZURE_STORAGE_ACCESS_KEY";
+
+/// Environment variable holding an Azure SAS token.
+pub const AZURE_SAS_TOKEN_ENV: &str = "AZURE_STORAGE_SAS_TOKEN";
+
 impl Source {
-    /// The store configuration, `None` when no tier is named.
-    #[must_use]
-    pub fn config(&self) -> Option<ObjectStoreConfig> {
+    /// The store configuration.
+    ///
+    /// # Errors
+    /// A usage message when no tier is named, or an Azure container has no
+    /// credentials in the environment.
+    pub fn config(&self) -> Result<ObjectStoreConfig, String> {
         if let Some(root) = &self.local {
-            return Some(ObjectStoreConfig::Local { root: root.clone() });
+            return Ok(ObjectStoreConfig::Local { root: root.clone() });
         }
         if let Some(bucket) = &self.s3_bucket {
             let mut s3 = S3Config::new(bucket.clone(), self.s3_region.clone());
@@ -54,7 +76,7 @@ impl Source {
                 .s3_endpoint
                 .as_deref()
                 .is_some_and(|e| e.starts_with("http://"));
-            return Some(ObjectStoreConfig::S3(s3));
+            return Ok(ObjectStoreConfig::S3(s3));
         }
         if let Some(bucket) = &self.gcs_bucket {
             let mut gcs = GcsConfig::new(bucket.clone());
@@ -66,8 +88,27 @@ impl Source {
             if self.gcs_no_auth {
                 gcs = gcs.without_auth();
             }
-            return Some(ObjectStoreConfig::Gcs(gcs));
+            return Ok(ObjectStoreConfig::Gcs(gcs));
         }
-        None
+        if let (Some(container), Some(account)) = (&self.azure_container, &self.azure_account) {
+            let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+            let credentials = match (env(AZURE_ACCESS_KEY_ENV), env(AZURE_SAS_TOKEN_ENV)) {
+                (Some(key), _) => AzureCredentials::AccessKey(Secret::new(key)),
+                (None, Some(token)) => AzureCredentials::SasToken(Secret::new(token)),
+                (None, None) => {
+                    return Err(format!(
+                        "--azure-container needs {AZURE_ACCESS_KEY_ENV} or {AZURE_SAS_TOKEN_ENV} in the environment"
+                    ));
+                }
+            };
+            let mut azure = AzureConfig::new(account.clone(), container.clone(), credentials);
+            azure.endpoint.clone_from(&self.azure_endpoint);
+            azure.allow_http = self
+                .azure_endpoint
+                .as_deref()
+                .is_some_and(|e| e.starts_with("http://"));
+            return Ok(ObjectStoreConfig::Azure(azure));
+        }
+        Err("name the tier: --local, --s3-bucket, --gcs-bucket or --azure-container".to_owned())
     }
 }
