@@ -54,11 +54,13 @@ install_azurite() {
   fi
 }
 
-# A free loopback TCP port; with an argument N, one whose port+N is free too (SeaweedFS gRPC = port+10000).
+# Free loopback TCP ports: `free_port` prints one; `free_port N` one whose port+N is free too (SeaweedFS
+# gRPC = port+10000); `free_port N COUNT` prints COUNT such ports on one line, all of them and their +N
+# counterparts distinct (chosen independently, one server's gRPC port could be another's HTTP port).
 free_port() {
-  "$VENV/bin/python" - "${1:-0}" <<'EOF'
+  "$VENV/bin/python" - "${1:-0}" "${2:-1}" <<'EOF'
 import random, socket, sys
-offset = int(sys.argv[1])
+offset, count = int(sys.argv[1]), int(sys.argv[2])
 def free(port):
     with socket.socket() as s:
         try:
@@ -66,12 +68,19 @@ def free(port):
             return True
         except OSError:
             return False
-for _ in range(500):
+taken, chosen = set(), []
+for _ in range(5000):
+    if len(chosen) == count:
+        break
     port = random.randint(20000, 55000 - offset)
-    if free(port) and (offset == 0 or free(port + offset)):
-        print(port)
-        sys.exit(0)
-sys.exit("no free port")
+    wanted = {port, port + offset}
+    if wanted & taken or not all(free(p) for p in wanted):
+        continue
+    taken |= wanted
+    chosen.append(port)
+if len(chosen) < count:
+    sys.exit("no free port")
+print(" ".join(map(str, chosen)))
 EOF
 }
 
@@ -118,7 +127,7 @@ start_servers() {
     case $server in
       seaweedfs)
         local s3 master volume filer
-        s3=$(free_port 10000); master=$(free_port 10000); volume=$(free_port 10000); filer=$(free_port 10000)
+        read -r s3 master volume filer < <(free_port 10000 4)
         mkdir -p "$SERVER_DIR/weed/log"
         # The AWS_* variables turn SigV4 checking on and create the admin identity.
         AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=testtesttest "$VENV/bin/weed" -logdir="$SERVER_DIR/weed/log" mini \
