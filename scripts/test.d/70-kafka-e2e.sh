@@ -3,17 +3,24 @@
 # started as an operator does: StorageTool format, then kafka.Kafka server.properties, plugin jar on the
 # classpath. Scenarios (tests/e2e/*.sh):
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
-#           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
-#   newest: filesystem tier + our durable RLMM with a restart (and the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
-#           broker restart; SeaweedFS (S3) + TopicBased with a restart; Azurite (Azure Blob Storage, npm) + our
-#           in-memory RLMM; two brokers with RF 2; the two
-#           restart scenarios also read the tier while the broker is down: krabka-tier export, and replay
-#           into a second cluster (tests/e2e/lib/tier-read.sh)
-#           and native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
+#           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions);
+#           fs-krabka-rlmm: filesystem tier + our durable RLMM with a restart (and the Prometheus agent:
+#           metrics checked); s3-krabka-rlmm: SeaweedFS (S3) + our durable RLMM, its history in the
+#           bucket, with a restart; every single-node scenario ends with deleteRecords, retention and a
+#           topic deletion removing remote segments
+#   newest: filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a broker restart; Azurite (Azure
+#           Blob Storage, npm) + our in-memory RLMM; the two restart scenarios fs-topic-based and
+#           s3-krabka-rlmm also read the tier while the broker is down: krabka-tier export, and replay
+#           into a second cluster (tests/e2e/lib/tier-read.sh);
+#           rf2-leader-killed: two brokers with RF 2 on SeaweedFS with our durable RLMM, the follower
+#           rebuilding from the tier, then the leader killed with SIGKILL mid-copy (test-only jar) and the
+#           follower taking over;
+#           native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
-#           and panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
+#           panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
-#   oldest: filesystem + our durable RLMM with a restart (metrics checked); filesystem + TopicBased with a restart; two brokers with RF 2
+#   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
+#           (Kafka's topic-based manager runs in the oldest's worm scenario)
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
 # (scenarios that need our classes are skipped). KRABKA_E2E_ONLY=<glob> selects scenarios by name.
 set -euo pipefail
@@ -45,7 +52,7 @@ if [[ $rsm == krabka ]]; then
   need unzip unzip
   # The replay jar of the tier-read checks is built in the same gradle run (one start-up less).
   replay_jar=()
-  if [[ -z ${E2E_REPLAY_JAR:-} ]] && selected newest-fs-topic-based newest-s3-topic-based; then
+  if [[ -z ${E2E_REPLAY_JAR:-} ]] && selected newest-fs-topic-based newest-s3-krabka-rlmm; then
     replay_jar=(tierReplayJar)
   fi
   if [[ -z ${E2E_PLUGIN_JAR:-} ]]; then
@@ -55,7 +62,7 @@ if [[ $rsm == krabka ]]; then
   fi
   # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
   # restricted to other scenarios does not build it.
-  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection; then
+  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection newest-rf2-leader-killed; then
     need gradle gradle
     gradle --no-daemon -q panicInjectionJar
   fi
@@ -76,7 +83,7 @@ if [[ $rsm == krabka ]]; then
   if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory; then
     cargo build --locked -q -p krabka-tier
   fi
-  if selected newest-fs-topic-based newest-s3-topic-based; then
+  if selected newest-fs-topic-based newest-s3-krabka-rlmm; then
     [[ -n ${E2E_TIER_BIN:-} ]] || cargo build --locked -q -p krabka-tier
     (( ${#replay_jar[@]} == 0 )) || { need gradle gradle; gradle --no-daemon -q tierReplayJar; }
   fi
@@ -100,17 +107,29 @@ for kafka in newest oldest; do
   [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka yes yes")
   # tier-read (krabka-tier export and replay, broker stopped) on the newest only: it adds a cluster start.
   tier_read=no; [[ $kafka == newest && $rsm == krabka ]] && tier_read=yes
-  scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")
-  [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes no $tier_read")
+  # Kafka's topic-based manager with our storage manager: the newest here, the oldest in the worm scenario.
+  [[ $kafka == newest || $rsm != krabka ]] \
+    && scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")
+  [[ $s3 == yes ]] && scenarios+=("$kafka s3-krabka-rlmm tests/e2e/single-node.sh s3 krabka yes no $tier_read")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka azure-krabka-memory tests/e2e/single-node.sh azure krabka-memory no")
-  scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
-  [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh")
+  # Arguments of two-brokers.sh: tier, metadata manager, how the leader is lost.
+  if [[ $rsm != krabka ]]; then
+    scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh filesystem topic-based stop")
+  elif [[ $kafka == newest && $s3 == yes ]]; then
+    scenarios+=("$kafka rf2-leader-killed tests/e2e/two-brokers.sh s3 krabka kill")
+  else
+    scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh filesystem krabka stop")
+  fi
+  # The newest's archive keeps our durable metadata manager's history in the archive bucket; the oldest's
+  # runs Kafka's topic-based manager.
+  worm_rlmm=topic-based; [[ $kafka == newest ]] && worm_rlmm=krabka
+  [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh $worm_rlmm")
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
 done
-[[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-topic-based, worm, native-logs (the plugin jar has no S3 backend yet)"
+[[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-krabka-rlmm, rf2-leader-killed, worm, native-logs (the plugin jar has no S3 backend yet)"
 [[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"
 
 passed=0 failed=0 failed_names=()

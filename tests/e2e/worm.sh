@@ -2,7 +2,9 @@
 # The write-once archive inside a real broker, on a SeaweedFS bucket with Object Lock (COMPLIANCE),
 # every S3 request through the aws-rules front (rust/krabka-remote-storage/tests/aws-rules/front.py),
 # which refuses what Amazon S3 refuses and SeaweedFS accepts (an upload without a checksum header).
-#   tests/e2e/worm.sh <name>
+#   tests/e2e/worm.sh <name> [<rlmm: topic-based|krabka>]
+# The metadata manager is Kafka's topic-based one, or our durable one with its history in the archive
+# bucket itself (create-only records under the bucket's Object Lock retention, like the archive).
 # Environment: E2E_KAFKA, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh); E2E_VERIFIER_JAR (default
 # build/libs/krabka-worm-verify.jar), E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify) and
 # E2E_TIER_BIN (default target/debug/krabka-tier).
@@ -25,7 +27,7 @@
 # 6. The server refuses to delete any archived object version.
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
-name="$1"
+name="$1" rlmm="${2:-topic-based}"
 
 e2e_setup_kafka
 e2e_select_plugin
@@ -39,6 +41,11 @@ export E2E_WORK="$E2E_ROOT/build/e2e/runs/$name"
 rm -rf "$E2E_WORK"; mkdir -p "$E2E_WORK"
 trap e2e_cleanup EXIT
 export E2E_RF=1
+case "$rlmm" in
+  topic-based) rlmm_fragment="$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties" ;;
+  krabka) rlmm_fragment="$E2E_ROOT/tests/e2e/config/rlmm-krabka-s3-worm.properties" ;;
+  *) echo "rlmm must be topic-based or krabka" >&2; exit 2 ;;
+esac
 
 e2e_start_seaweedfs
 e2e_start_aws_rules_front
@@ -71,8 +78,7 @@ public_key=$(openssl pkey -in "$E2E_WORM_KEY" -pubout -outform DER | tail -c 32 
 refused="$E2E_WORK/refused"
 E2E_S3_WORM_BUCKET=$E2E_S3_BUCKET node_config "$refused" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
-  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" \
-  "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties"
+  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" "$rlmm_fragment"
 node_format "$refused" "$(new_cluster_id)"
 if E2E_START_TIMEOUT=90 node_start "$refused" 2>/dev/null; then
   echo "a broker started in WORM mode on the unlocked bucket $E2E_S3_BUCKET" >&2; exit 1
@@ -85,8 +91,7 @@ e2e_log "unlocked bucket $E2E_S3_BUCKET: the broker refused to start: $reason"
 node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
-  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" \
-  "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties"
+  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" "$rlmm_fragment"
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")
@@ -96,6 +101,9 @@ tier=(--tier "s3://$E2E_S3_WORM_BUCKET/$E2E_S3_PREFIX" --s3-endpoint "$E2E_S3_EN
 
 e2e_client create,produce,wait-tiered,offsets,verify --bootstrap "$bootstrap" \
   --topics e2e-plain:plain,e2e-zstd:zstd "${tier[@]}"
+if [[ $rlmm == krabka ]]; then
+  e2e_client metadata-in-tier --bootstrap "$bootstrap" --topics e2e-plain:plain,e2e-zstd:zstd "${tier[@]}"
+fi
 
 # segments_in_tier TOPIC: the number of segment files of TOPIC in the archive.
 segments_in_tier() {

@@ -33,6 +33,17 @@ use {
 #[cfg(feature = "panic-injection")]
 pub const PANIC_TOPIC_PREFIX: &str = "krabka-inject-panic";
 
+/// Topics whose name starts with this hold a copy after the tier wrote it
+/// and before the broker hears of it, in builds with the `panic-injection`
+/// feature only: the end-to-end test of a leader killed mid-copy.
+#[cfg(feature = "panic-injection")]
+pub const STALL_TOPIC_PREFIX: &str = "krabka-inject-stall";
+
+/// The file whose existence holds the copies of [`STALL_TOPIC_PREFIX`]
+/// topics is named by this environment variable of the broker process.
+#[cfg(feature = "panic-injection")]
+pub const STALL_FILE_VARIABLE: &str = "KRABKA_INJECT_STALL_FILE";
+
 /// What a finished copy produced.
 pub type CopyResult = Result<Option<CustomMetadata>, BridgeError>;
 
@@ -58,6 +69,36 @@ pub struct CopyOperation {
     token: CancellationToken,
     result: Mutex<Option<CopyResult>>,
     finished: Condvar,
+}
+
+/// Holds a copy of a [`STALL_TOPIC_PREFIX`] topic while the file named by
+/// [`STALL_FILE_VARIABLE`] exists (at most ten minutes), after logging one
+/// WARN the test waits for: the tier holds the segment, the broker has not
+/// been told, so a leader killed now dies mid-copy.
+#[cfg(feature = "panic-injection")]
+fn stall_while_injected(metadata: &RemoteLogSegmentMetadata) {
+    if !metadata
+        .topic_id_partition()
+        .topic
+        .starts_with(STALL_TOPIC_PREFIX)
+    {
+        return;
+    }
+    let Some(file) = std::env::var_os(STALL_FILE_VARIABLE).map(std::path::PathBuf::from) else {
+        return;
+    };
+    if !file.exists() {
+        return;
+    }
+    tracing::warn!(
+        "injected stall: copy of {} written to the tier, held until {} is removed",
+        metadata.remote_log_segment_id(),
+        file.display()
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(600);
+    while file.exists() && std::time::Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(100));
+    }
 }
 
 impl CopyOperation {
@@ -98,7 +139,10 @@ impl CopyOperation {
                     metadata.remote_log_segment_id()
                 );
             }
-            storage.copy(metadata, segment, &self.token)
+            let copied = storage.copy(metadata, segment, &self.token);
+            #[cfg(feature = "panic-injection")]
+            stall_while_injected(metadata);
+            copied
         }));
         let mut result = match outcome {
             Ok(copied) => copied.map_err(BridgeError::from),

@@ -6,12 +6,14 @@
 use {
     crate::store_bridge::spi_error,
     futures_util::FutureExt,
-    krabka_kafka::{IndexType, RemoteLogSegmentMetadata, Result, SegmentReader},
+    krabka_kafka::{
+        IndexType, RemoteLogSegmentMetadata, RemoteStorageError, Result, SegmentReader,
+    },
     krabka_object_store::store::{
-        StoreHandle, cache,
+        StoreError, StoreHandle, cache,
         fetch::{self, ObjectAt},
     },
-    std::sync::Arc,
+    std::{io::Read, sync::Arc},
 };
 
 /// Streams `[start, end]` (inclusive `end`, clamped) of the segment's log
@@ -53,21 +55,58 @@ pub(crate) fn log_range(
     Ok(opened.into_reader())
 }
 
-/// Reads one whole index `object` of the segment.
+/// Reads one whole index `object` of the segment, through the handle's read
+/// cache when it has one: an index asked again (Kafka's own index cache
+/// evicted it, a follower rebuilding from the tier) is served from memory,
+/// and brokers asking at once share one GET.
 pub(crate) fn index(
     store: &StoreHandle,
     object: ObjectAt,
     metadata: &RemoteLogSegmentMetadata,
     index: IndexType,
 ) -> Result<Vec<u8>> {
-    let fetch = fetch::fetch_whole(
+    let resource = format!(
+        "{} index of segment {}",
+        index.kafka_name(),
+        metadata.remote_log_segment_id()
+    );
+    let Some(cache) = store.read_cache() else {
+        let fetch = fetch::fetch_whole(Arc::clone(store.store()), object, resource);
+        return store.runtime().block_on(fetch).map_err(spi_error);
+    };
+    let open = cache::open_cached(
+        Arc::clone(cache),
+        Arc::clone(store.runtime()),
         Arc::clone(store.store()),
         object,
-        format!(
-            "{} index of segment {}",
-            index.kafka_name(),
-            metadata.remote_log_segment_id()
-        ),
+        resource.clone(),
+        0,
+        None,
+        store.tuning(),
     );
-    store.runtime().block_on(fetch).map_err(spi_error)
+    let mut reader = store
+        .runtime()
+        .block_on(open)
+        .map_err(spi_error)?
+        .into_reader();
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|err| read_error(err, &resource))?;
+    Ok(bytes)
+}
+
+/// The typed error a cached reader's I/O error carries, or an I/O error of
+/// reading `resource`.
+fn read_error(err: std::io::Error, resource: &str) -> RemoteStorageError {
+    let kind = err.kind();
+    match err.into_inner() {
+        Some(inner) => match inner.downcast::<StoreError>() {
+            Ok(store_error) => spi_error(*store_error),
+            Err(other) => {
+                RemoteStorageError::io("read", resource, std::io::Error::new(kind, other))
+            }
+        },
+        None => RemoteStorageError::io("read", resource, std::io::Error::from(kind)),
+    }
 }

@@ -72,6 +72,17 @@ e2e_rsm_fragment() {
   fi
 }
 
+# The RLMM properties fragment: e2e_rlmm_fragment <topic-based|krabka|krabka-memory> <tier>. Our durable
+# manager (krabka) keeps its history in the tier's own store: the filesystem directory or the S3 bucket.
+e2e_rlmm_fragment() {
+  local rlmm="$1" tier="$2"
+  if [[ $rlmm == krabka && $tier != filesystem ]]; then
+    echo "$E2E_ROOT/tests/e2e/config/rlmm-krabka-$tier.properties"
+  else
+    echo "$E2E_ROOT/tests/e2e/config/rlmm-$rlmm.properties"
+  fi
+}
+
 # Runs the test client: e2e_client <steps> --bootstrap ... (see io.krabka.e2e.E2e).
 # E2E_CLIENT_OPTS: more JVM options (-De2e.records=N for benchmarks).
 e2e_client() {

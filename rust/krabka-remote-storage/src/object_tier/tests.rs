@@ -440,3 +440,53 @@ fn an_invalid_config_is_a_configuration_error_naming_the_field() {
         "{source:?}"
     );
 }
+
+#[test]
+fn index_fetches_go_through_the_read_cache() {
+    let store = instrumented();
+    let handle = StoreHandle::new(store.clone(), Some("/tier/".to_owned()))
+        .unwrap()
+        .with_read_cache(Some(
+            krabka_object_store::store::cache::CacheConfig::default(),
+        ))
+        .unwrap();
+    let tier = S3RemoteStorage::on(handle);
+    let dir = tempfile::tempdir().unwrap();
+    let md = metadata(1);
+    tier.copy_log_segment_data(&md, &segment(dir.path(), &pattern(5000, 9), true))
+        .unwrap();
+    let gets = || store.stats.gets.load(std::sync::atomic::Ordering::SeqCst);
+    let before = gets();
+    assert_eq!(
+        tier.fetch_index(&md, IndexType::Offset).unwrap(),
+        pattern(80, 1)
+    );
+    let first = gets();
+    assert!(first > before, "the first fetch reads the store");
+    for _ in 0..3 {
+        assert_eq!(
+            tier.fetch_index(&md, IndexType::Offset).unwrap(),
+            pattern(80, 1)
+        );
+        assert_eq!(
+            tier.fetch_index(&md, IndexType::LeaderEpoch).unwrap(),
+            b"0\n1\n0 100\n"
+        );
+    }
+    // One more object (the leader-epoch index) was read once; the offset index never again.
+    assert_eq!(
+        gets(),
+        first + (first - before),
+        "repeated index fetches hit the cache"
+    );
+    let stats = tier.store.read_cache().unwrap().stats();
+    assert!(stats.hits >= 4, "{stats:?}");
+    // A missing index is still a missing resource, not a read error.
+    let err = tier
+        .fetch_index(&metadata(2), IndexType::Offset)
+        .unwrap_err();
+    assert!(
+        matches!(err, RemoteStorageError::NotFound { .. }),
+        "{err:?}"
+    );
+}

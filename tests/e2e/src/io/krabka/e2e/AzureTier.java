@@ -30,7 +30,7 @@ record AzureTier(URI endpoint, String account, String container, String prefix, 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Override
-    public List<String> segmentNames(String topic) throws IOException, InterruptedException {
+    public List<String> names() throws IOException, InterruptedException {
         List<String> names = new ArrayList<>();
         String marker = null;
         do {
@@ -48,9 +48,7 @@ record AzureTier(URI endpoint, String account, String container, String prefix, 
             while (blobs.find()) {
                 String name = blobs.group(1).replace("&amp;", "&");
                 String relative = name.startsWith(prefix) ? name.substring(prefix.length()).replaceFirst("^/", "") : name;
-                if (Tier.isSegmentOf(relative, topic)) {
-                    names.add(relative);
-                }
+                names.add(relative);
             }
             Matcher next = NEXT.matcher(body);
             marker = next.find() ? next.group(1) : null;

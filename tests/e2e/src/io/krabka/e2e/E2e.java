@@ -22,6 +22,9 @@ import java.util.Map;
  *                                timestamp) is the next of DIR/&lt;topic&gt;.tsv, and no more
  *   delete-records --tier SPEC   deleteRecords, then remote segments below the cut must be gone; verifies the rest
  *   retention --tier SPEC        retention.ms=1000, then no remote segment may remain
+ *   delete-topic --tier SPEC     deletes the topic, then no segment file of it may remain in the tier
+ *   metadata-in-tier --tier SPEC  our durable metadata manager: no __remote_log_metadata topic in the
+ *                                cluster, metadata records of the topic's partition in the tier
  *   retention-archived --tier SPEC  write-once archive: retention.ms=1000 expires every remote segment in
  *                                Kafka while every segment file stays in the tier
  *   delete-topic-archived --tier SPEC  write-once archive: the topic is deleted, its segment files stay
@@ -29,6 +32,7 @@ import java.util.Map;
  *                                (KIP-950); Kafka drops the remote segments, their files stay
  *   await-isr --replicas 2,3     until the in-sync replicas are exactly these
  *   tier-count --tier SPEC       prints how many segment files of the topic the tier holds
+ *   tier-list --tier SPEC        prints the names of the topic's segment files in the tier ("  segment file: NAME")
  *   untiered --tier SPEC         nothing of the topic is tiered: no segment file in the tier, latest-tiered
  *                                says none, every record still in the local log (earliest-local 0)
  * SPEC is fs:&lt;dir&gt; or s3://&lt;bucket&gt;/&lt;prefix&gt; with --s3-endpoint http://host:port (keys from
@@ -93,10 +97,14 @@ public final class E2e {
             case "delete-records" -> steps.verify((int) steps.deleteRecords(tier(opts)));
             case "retention" -> steps.retention(tier(opts));
             case "retention-archived" -> steps.retentionArchived(tier(opts));
+            case "delete-topic" -> steps.deleteTopic(tier(opts));
+            case "metadata-in-tier" -> steps.checkMetadataInTier(tier(opts));
             case "delete-topic-archived" -> steps.deleteTopicArchived(tier(opts));
             case "disable-tiering-archived" -> steps.disableTieringArchived(tier(opts));
             case "tier-count" -> Steps.say(tier(opts).segments(steps.topic()) + " segment file(s) of " + steps.topic()
                     + " in the tier");
+            case "tier-list" -> tier(opts).segmentNames(steps.topic()).stream().sorted()
+                    .forEach(name -> System.out.println("  segment file: " + name));
             case "untiered" -> steps.checkUntiered(tier(opts));
             case "await-isr" -> steps.awaitIsr(need(opts, "replicas"),
                     Integer.parseInt(opts.getOrDefault("timeout", "120")));

@@ -28,7 +28,7 @@ record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, Stri
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Override
-    public List<String> segmentNames(String topic) throws IOException, InterruptedException {
+    public List<String> names() throws IOException, InterruptedException {
         List<String> names = new ArrayList<>();
         String token = null;
         do {
@@ -45,9 +45,7 @@ record S3Tier(URI endpoint, String bucket, String prefix, String accessKey, Stri
             while (keys.find()) {
                 String key = keys.group(1).replace("&amp;", "&");
                 String relative = key.startsWith(prefix) ? key.substring(prefix.length()).replaceFirst("^/", "") : key;
-                if (Tier.isSegmentOf(relative, topic)) {
-                    names.add(relative);
-                }
+                names.add(relative);
             }
             Matcher next = NEXT.matcher(body);
             token = body.contains("<IsTruncated>true</IsTruncated>") && next.find() ? next.group(1) : null;

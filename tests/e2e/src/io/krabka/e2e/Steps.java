@@ -7,11 +7,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -392,6 +395,51 @@ final class Steps {
      * Write-once archive: deletes the topic. The broker must finish the deletion (the topic disappears) while
      * every segment file of it stays in the tier.
      */
+    /**
+     * Deletes the topic: Kafka must delete every remote segment of it through the plugin, so no segment file of
+     * the topic may remain in the tier (bounded wait).
+     */
+    void deleteTopic(Tier tier) throws Exception {
+        int before = tier.segments(workload.topic);
+        if (before == 0) {
+            throw new Mismatch("no segment of " + workload.topic + " in the tier before its deletion");
+        }
+        admin.deleteTopics(List.of(workload.topic)).all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            boolean listed = admin.listTopics().names().get().contains(workload.topic);
+            int remote = tier.segments(workload.topic);
+            if (!listed && remote == 0) {
+                say("deleted topic " + workload.topic + ": all " + before + " segment file(s) of it gone from the tier");
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Mismatch("120 s after deleting " + workload.topic + ": topic listed " + listed + ", "
+                        + remote + " of " + before + " segment file(s) left in the tier");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /**
+     * Our durable metadata manager keeps the history with the data: the cluster has no
+     * {@code __remote_log_metadata} topic, and the tier holds metadata records of this topic's partition
+     * (under {@code remote-log-metadata/<topicId>-<partition>/log/}).
+     */
+    void checkMetadataInTier(Tier tier) throws Exception {
+        Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
+        if (topics.contains("__remote_log_metadata")) {
+            throw new Mismatch("the cluster has a __remote_log_metadata topic");
+        }
+        Uuid id = admin.describeTopics(List.of(workload.topic)).allTopicNames().get().get(workload.topic).topicId();
+        String directory = "remote-log-metadata/" + id + "-" + tp.partition() + "/log/";
+        long records = tier.metadataRecordNames().stream().filter(name -> name.startsWith(directory)).count();
+        if (records == 0) {
+            throw new Mismatch("no metadata record of " + tp + " in the tier (expected under " + directory + ")");
+        }
+        say("no __remote_log_metadata topic; " + records + " metadata record(s) of " + tp + " in the tier");
+    }
+
     void deleteTopicArchived(Tier tier) throws Exception {
         int archived = tier.segments(workload.topic);
         if (archived == 0) {

@@ -11,8 +11,19 @@ import java.util.stream.Stream;
 
 /** Looks into the remote tier from outside the broker: how many segment files a topic has there. */
 interface Tier {
+    /** Names (paths below the tier root) of every object in the tier. */
+    List<String> names() throws IOException, InterruptedException;
+
     /** Names (paths below the tier root) of the segment objects ({@code *.log}) of the topic's partitions. */
-    List<String> segmentNames(String topic) throws IOException, InterruptedException;
+    default List<String> segmentNames(String topic) throws IOException, InterruptedException {
+        return names().stream().filter(name -> isSegmentOf(name, topic)).toList();
+    }
+
+    /** Names of the metadata records our durable metadata manager keeps in the tier. */
+    default List<String> metadataRecordNames() throws IOException, InterruptedException {
+        return names().stream().filter(name -> name.startsWith("remote-log-metadata/") && name.contains("/log/"))
+                .toList();
+    }
 
     /** Number of segment objects of the topic's partitions in the tier. */
     default int segments(String topic) throws IOException, InterruptedException {
@@ -78,16 +89,15 @@ interface Tier {
     /** A tier directory on the local filesystem. */
     record FsTier(Path root) implements Tier {
         @Override
-        public List<String> segmentNames(String topic) throws IOException {
+        public List<String> names() throws IOException {
             if (!Files.isDirectory(root)) {
                 return List.of();
             }
             try (Stream<Path> files = Files.walk(root)) {
-                return files.filter(Files::isRegularFile).map(p -> root.relativize(p).toString())
-                        .filter(p -> isSegmentOf(p, topic)).toList();
+                return files.filter(Files::isRegularFile).map(p -> root.relativize(p).toString()).toList();
             } catch (java.io.UncheckedIOException e) {
                 // A file deleted while walking: look again.
-                return segmentNames(topic);
+                return names();
             }
         }
     }
