@@ -219,6 +219,9 @@ fn s3_config(settings: &Settings<'_>) -> Result<S3Config, ConfigError> {
     config.path_style = settings.flag(ConfigKey::S3PathStyle);
     config.allow_http = settings.flag(ConfigKey::S3AllowHttp);
     config.storage_class = settings.text(ConfigKey::S3StorageClass).map(str::to_owned);
+    config.tls_ca_certificates = settings
+        .text(ConfigKey::S3TlsCaCertificatesPath)
+        .map(PathBuf::from);
     config.server_side_encryption = server_side_encryption(settings)?;
     config.credentials = match (
         settings.text(ConfigKey::S3AccessKeyId),

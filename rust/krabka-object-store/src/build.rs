@@ -21,7 +21,7 @@ use {
         S3Config, S3Credentials, S3ServerSideEncryption, storage_class::WithStorageClass,
     },
     object_store::{
-        BackoffConfig, ClientOptions, ObjectStore, RetryConfig,
+        BackoffConfig, Certificate, ClientOptions, ObjectStore, RetryConfig,
         aws::{AmazonS3Builder, Checksum},
         azure::{AzureConfigKey, MicrosoftAzureBuilder},
         gcp::GoogleCloudStorageBuilder,
@@ -165,6 +165,31 @@ fn build_s3(config: &S3Config) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildE
     })
 }
 
+/// The PEM certificates of the file at `path` (the configuration's `field`),
+/// to trust as roots besides the system's.
+fn ca_certificates(
+    field: &'static str,
+    path: &std::path::Path,
+) -> Result<Vec<Certificate>, ObjectStoreBuildError> {
+    let unusable = |source| ObjectStoreBuildError::File {
+        field,
+        path: path.to_owned(),
+        source,
+    };
+    let pem = std::fs::read(path).map_err(unusable)?;
+    match Certificate::from_pem_bundle(&pem) {
+        Ok(certificates) if !certificates.is_empty() => Ok(certificates),
+        Ok(_) => Err(unusable(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "it holds no PEM certificate",
+        ))),
+        Err(err) => Err(unusable(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            err,
+        ))),
+    }
+}
+
 /// The server-side encryption settings of `config`, as `object_store`
 /// configuration keys (its typed keys are not public).
 fn encryption(config: &S3Config) -> Vec<(&'static str, String)> {
@@ -226,16 +251,22 @@ fn s3_builder(config: &S3Config) -> Result<AmazonS3Builder, ObjectStoreBuildErro
             })?;
         builder = builder.with_config(key, value);
     }
+    let mut options = client_options(
+        config.allow_http,
+        config.request_timeout,
+        config.connect_timeout,
+    );
+    if let Some(path) = &config.tls_ca_certificates {
+        for certificate in ca_certificates("tls_ca_certificates", path)? {
+            options = options.with_root_certificate(certificate);
+        }
+    }
     builder = builder
         .with_bucket_name(&config.bucket)
         .with_region(&config.region)
         .with_virtual_hosted_style_request(!config.path_style)
         .with_retry(retry_config(config.max_retries, config.retry_timeout))
-        .with_client_options(client_options(
-            config.allow_http,
-            config.request_timeout,
-            config.connect_timeout,
-        ));
+        .with_client_options(options);
     if let Some(endpoint) = &config.endpoint {
         let endpoint = if config.path_style {
             endpoint.trim_end_matches('/').to_owned()
@@ -397,6 +428,24 @@ mod tests {
         let store = build_object_store(&ObjectStoreConfig::S3(local_s3())).unwrap();
         let text = store.to_string();
         assert!(text.contains("tier"), "{text}");
+    }
+
+    #[test]
+    fn an_unusable_ca_certificates_file_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("not-a-certificate.pem");
+        std::fs::write(&garbage, "this is no PEM certificate").unwrap();
+        for path in [dir.path().join("missing.pem"), garbage] {
+            let mut config = local_s3();
+            config.tls_ca_certificates = Some(path.clone());
+            let Err(err) = s3_builder(&config) else {
+                panic!("{} was accepted", path.display());
+            };
+            assert!(
+                matches!(&err, ObjectStoreBuildError::File { field: "tls_ca_certificates", path: p, .. } if *p == path),
+                "{err:?}"
+            );
+        }
     }
 
     #[test]

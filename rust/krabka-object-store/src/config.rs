@@ -125,6 +125,10 @@ pub struct S3Config {
     pub storage_class: Option<String>,
     /// Server-side encryption requested on every object written.
     pub server_side_encryption: S3ServerSideEncryption,
+    /// A PEM file of root certificates trusted besides the system's: the
+    /// private CA of an on-premises S3 server, of a TLS-inspecting proxy, or
+    /// of an STS endpoint (`AWS_ENDPOINT_URL_STS`) for web identity.
+    pub tls_ca_certificates: Option<PathBuf>,
 }
 
 impl S3Config {
@@ -147,6 +151,7 @@ impl S3Config {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             storage_class: None,
             server_side_encryption: S3ServerSideEncryption::BucketDefault,
+            tls_ca_certificates: None,
         }
     }
 

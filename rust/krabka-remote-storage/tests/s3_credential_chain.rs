@@ -37,6 +37,11 @@ use {
 /// Set in the child process: the stand-in's address, where the tier sends
 /// its S3 requests.
 const CHILD_ENDPOINT: &str = "KRABKA_CREDENTIAL_CHILD_ENDPOINT";
+/// Set in the child process, optionally: the PEM file the tier trusts
+/// (`S3Config::tls_ca_certificates`).
+const CHILD_CA: &str = "KRABKA_CREDENTIAL_CHILD_CA";
+/// Set in the child process to `refused` when its copy must fail.
+const CHILD_REFUSED: &str = "KRABKA_CREDENTIAL_CHILD_REFUSED";
 
 /// Every variable of the AWS chain; the child starts without any of them.
 const CHAIN_VARIABLES: &[&str] = &[
@@ -229,7 +234,7 @@ fn pod_identity(request: &Seen) -> Option<(u16, String)> {
 }
 
 /// In the child: a segment copied to the stand-in (answering as S3) through
-/// the ambient chain alone.
+/// the ambient chain alone (or refused, with [`CHILD_REFUSED`]).
 fn child(endpoint: &str) {
     let mut config = S3Config::new("tier", "us-east-1");
     config.endpoint = Some(endpoint.to_owned());
@@ -238,10 +243,15 @@ fn child(endpoint: &str) {
     config.credentials = S3Credentials::Ambient;
     config.max_retries = 0;
     config.prefix = Some(unique_prefix("credential-chain"));
+    config.tls_ca_certificates = std::env::var_os(CHILD_CA).map(std::path::PathBuf::from);
     let tier = S3RemoteStorage::from_s3_config(&config).expect("an S3 tier without keys");
     let dir = tempfile::tempdir().expect("a temporary directory");
-    tier.copy_log_segment_data(&orders_segment(100), &segment(dir.path(), 100, false))
-        .expect("a copy signed with the chain's credentials");
+    let copied = tier.copy_log_segment_data(&orders_segment(100), &segment(dir.path(), 100, false));
+    if std::env::var_os(CHILD_REFUSED).is_some() {
+        copied.expect_err("a copy without credentials");
+    } else {
+        copied.expect("a copy signed with the chain's credentials");
+    }
 }
 
 /// Runs `test` again as a child sending its S3 requests to `endpoint`, with
@@ -368,4 +378,195 @@ fn pod_identity_credentials_sign_requests() {
         "no credentials request with the pod's token: {seen:?}"
     );
     assert_signed_with_the_chain(&seen);
+}
+
+/// Runs `openssl` with `args` in `dir`; panics unless it succeeded.
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let output = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run openssl");
+    assert!(
+        output.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A private CA (`ca.pem`) and a server certificate it signed for
+/// 127.0.0.1 (`leaf.pem`, `leaf-key.pem`) in `dir`.
+fn private_ca(dir: &std::path::Path) {
+    let ec_key = "ec_paramgen_curve:prime256v1";
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            ec_key,
+            "-nodes",
+            "-keyout",
+            "ca-key.pem",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=krabka test CA",
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            ec_key,
+            "-nodes",
+            "-keyout",
+            "leaf-key.pem",
+            "-out",
+            "leaf.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+    );
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("write the extensions");
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "leaf.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca-key.pem",
+            "-CAcreateserial",
+            "-out",
+            "leaf.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "leaf.ext",
+        ],
+    );
+}
+
+/// The HTTPS stand-in of STS (`tests/credential-chain/sts.py`), killed when
+/// dropped.
+struct Sts {
+    process: std::process::Child,
+    endpoint: String,
+    log: std::path::PathBuf,
+}
+
+impl Sts {
+    fn start(dir: &std::path::Path) -> Self {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/credential-chain/sts.py");
+        let log = dir.join("sts-requests.jsonl");
+        let mut process = Command::new("python3")
+            .arg(script)
+            .args(["--cert", "leaf.pem", "--key", "leaf-key.pem", "--log"])
+            .arg(&log)
+            .args(["--access-key", ACCESS_KEY, "--secret", SECRET])
+            .args(["--session-token", SESSION_TOKEN])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the STS stand-in");
+        let mut port = String::new();
+        BufReader::new(process.stdout.take().expect("its stdout"))
+            .read_line(&mut port)
+            .expect("its port");
+        let port: u16 = port.trim().parse().expect("a port number");
+        Self {
+            process,
+            endpoint: format!("https://127.0.0.1:{port}"),
+            log,
+        }
+    }
+
+    /// The requests it answered, one JSON object per line.
+    fn requests(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Sts {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// Web identity (IRSA): with `AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_ROLE_ARN`
+/// and `AWS_ENDPOINT_URL_STS` naming an HTTPS stand-in whose certificate a
+/// private CA signed, the tier trusts that CA through
+/// `s3.tls.ca.certificates.path` (`object_store` talks to STS over HTTPS
+/// only), exchanges the token for temporary credentials and signs its S3
+/// requests with them. Without the CA the exchange fails: the TLS check is
+/// on, and the setting is what makes it pass.
+#[test]
+fn web_identity_credentials_sign_requests() {
+    let test = "web_identity_credentials_sign_requests";
+    if let Ok(endpoint) = std::env::var(CHILD_ENDPOINT) {
+        return child(&endpoint);
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    private_ca(dir.path());
+    let token_file = dir.path().join("web-identity-token");
+    std::fs::write(&token_file, "eyJ.web-identity.token").expect("write the token file");
+    let sts = Sts::start(dir.path());
+    let chain = [
+        (
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            token_file.display().to_string(),
+        ),
+        (
+            "AWS_ROLE_ARN",
+            "arn:aws:iam::123456789012:role/krabka-tier".to_owned(),
+        ),
+        ("AWS_ROLE_SESSION_NAME", "krabka-test".to_owned()),
+        ("AWS_ENDPOINT_URL_STS", sts.endpoint.clone()),
+    ];
+
+    let untrusted = StandIn::start(|_| None);
+    run_child(
+        test,
+        &untrusted.address,
+        &[&chain[..], &[(CHILD_REFUSED, "refused".to_owned())]].concat(),
+    );
+    assert!(
+        untrusted.seen().is_empty(),
+        "a request went out without credentials: {:?}",
+        untrusted.seen()
+    );
+    assert!(
+        sts.requests().is_empty(),
+        "STS answered over an untrusted connection"
+    );
+
+    let s3 = StandIn::start(|_| None);
+    let ca = dir.path().join("ca.pem").display().to_string();
+    run_child(test, &s3.address, &[&chain[..], &[(CHILD_CA, ca)]].concat());
+    let requests = sts.requests();
+    for expected in [
+        r#""Action": "AssumeRoleWithWebIdentity""#,
+        r#""WebIdentityToken": "eyJ.web-identity.token""#,
+        r#""RoleArn": "arn:aws:iam::123456789012:role/krabka-tier""#,
+        r#""RoleSessionName": "krabka-test""#,
+    ] {
+        assert!(requests.contains(expected), "{expected} not in {requests}");
+    }
+    assert_signed_with_the_chain(&s3.seen());
 }

@@ -60,6 +60,8 @@ pub enum ConfigKey {
     S3ServerSideEncryption,
     /// `s3.sse.kms.key.id`.
     S3SseKmsKeyId,
+    /// `s3.tls.ca.certificates.path`.
+    S3TlsCaCertificatesPath,
     /// `gcs.bucket`.
     GcsBucket,
     /// `gcs.endpoint`.
@@ -328,7 +330,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 46] = [
+    pub const ALL: [Self; 47] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -343,6 +345,7 @@ impl ConfigKey {
         Self::S3StorageClass,
         Self::S3ServerSideEncryption,
         Self::S3SseKmsKeyId,
+        Self::S3TlsCaCertificatesPath,
         Self::GcsBucket,
         Self::GcsEndpoint,
         Self::GcsAllowHttp,
@@ -400,6 +403,7 @@ impl ConfigKey {
             | Self::S3StorageClass
             | Self::S3ServerSideEncryption
             | Self::S3SseKmsKeyId
+            | Self::S3TlsCaCertificatesPath
             | Self::GcsBucket
             | Self::GcsEndpoint
             | Self::GcsAllowHttp
@@ -449,7 +453,8 @@ impl ConfigKey {
             | Self::S3SessionToken
             | Self::S3StorageClass
             | Self::S3ServerSideEncryption
-            | Self::S3SseKmsKeyId => self.s3_row(),
+            | Self::S3SseKmsKeyId
+            | Self::S3TlsCaCertificatesPath => self.s3_row(),
             Self::GcsBucket
             | Self::GcsEndpoint
             | Self::GcsAllowHttp
@@ -620,6 +625,12 @@ impl ConfigKey {
                 Kind::Secret,
                 Low,
                 "Session token for temporary static credentials.",
+            ),
+            Self::S3TlsCaCertificatesPath => text(
+                Low,
+                "PEM file of root certificates trusted besides the system's, for the S3 endpoint and \
+                 the credential endpoints (STS of web identity): the private CA of an on-premises \
+                 S3 server or of a TLS-inspecting proxy.",
             ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
@@ -854,6 +865,7 @@ impl ConfigKey {
             Self::S3StorageClass => "s3.storage.class",
             Self::S3ServerSideEncryption => "s3.server.side.encryption",
             Self::S3SseKmsKeyId => "s3.sse.kms.key.id",
+            Self::S3TlsCaCertificatesPath => "s3.tls.ca.certificates.path",
             Self::GcsBucket => "gcs.bucket",
             Self::GcsEndpoint => "gcs.endpoint",
             Self::GcsAllowHttp => "gcs.allow.http",

@@ -731,6 +731,13 @@ fn s3_storage_class_and_encryption_reach_the_s3_config() {
         "{err:?}"
     );
     assert!(s3(&[(S3StorageClass, "standard ia")]).is_err());
+    assert_eq!(plain.tls_ca_certificates, None);
+    assert_eq!(
+        s3(&[(ConfigKey::S3TlsCaCertificatesPath, "/etc/krabka/ca.pem")])
+            .unwrap()
+            .tls_ca_certificates,
+        Some(PathBuf::from("/etc/krabka/ca.pem"))
+    );
 }
 
 #[test]

@@ -62,6 +62,9 @@ public final class ConfigKeys {
     /** {@code s3.sse.kms.key.id}. */
     public static final String S3_SSE_KMS_KEY_ID_CONFIG = "s3.sse.kms.key.id";
 
+    /** {@code s3.tls.ca.certificates.path}. */
+    public static final String S3_TLS_CA_CERTIFICATES_PATH_CONFIG = "s3.tls.ca.certificates.path";
+
     /** {@code gcs.bucket}. */
     public static final String GCS_BUCKET_CONFIG = "gcs.bucket";
 
@@ -180,6 +183,7 @@ public final class ConfigKeys {
             S3_STORAGE_CLASS_CONFIG,
             S3_SERVER_SIDE_ENCRYPTION_CONFIG,
             S3_SSE_KMS_KEY_ID_CONFIG,
+            S3_TLS_CA_CERTIFICATES_PATH_CONFIG,
             GCS_BUCKET_CONFIG,
             GCS_ENDPOINT_CONFIG,
             GCS_ALLOW_HTTP_CONFIG,
@@ -227,6 +231,7 @@ public final class ConfigKeys {
             S3_STORAGE_CLASS_CONFIG,
             S3_SERVER_SIDE_ENCRYPTION_CONFIG,
             S3_SSE_KMS_KEY_ID_CONFIG,
+            S3_TLS_CA_CERTIFICATES_PATH_CONFIG,
             GCS_BUCKET_CONFIG,
             GCS_ENDPOINT_CONFIG,
             GCS_ALLOW_HTTP_CONFIG,
@@ -300,6 +305,10 @@ public final class ConfigKeys {
                         + "(SSE-KMS, with s3.sse.kms.key.id or the account's AWS managed key).");
         def.define(S3_SSE_KMS_KEY_ID_CONFIG, Type.STRING, null, Importance.LOW,
                 "KMS key id or ARN for s3.server.side.encryption=aws:kms.");
+        def.define(S3_TLS_CA_CERTIFICATES_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                "PEM file of root certificates trusted besides the system's, for the "
+                        + "S3 endpoint and the credential endpoints (STS of web identity): the "
+                        + "private CA of an on-premises S3 server or of a TLS-inspecting proxy.");
         def.define(GCS_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
                 "GCS bucket; required when backend is gcs.");
         def.define(GCS_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
@@ -459,6 +468,10 @@ public final class ConfigKeys {
                         + "(SSE-KMS, with s3.sse.kms.key.id or the account's AWS managed key).");
         def.define(S3_SSE_KMS_KEY_ID_CONFIG, Type.STRING, null, Importance.LOW,
                 "KMS key id or ARN for s3.server.side.encryption=aws:kms.");
+        def.define(S3_TLS_CA_CERTIFICATES_PATH_CONFIG, Type.STRING, null, Importance.LOW,
+                "PEM file of root certificates trusted besides the system's, for the "
+                        + "S3 endpoint and the credential endpoints (STS of web identity): the "
+                        + "private CA of an on-premises S3 server or of a TLS-inspecting proxy.");
         def.define(GCS_BUCKET_CONFIG, Type.STRING, null, Importance.HIGH,
                 "GCS bucket; required when backend is gcs.");
         def.define(GCS_ENDPOINT_CONFIG, Type.STRING, null, Importance.MEDIUM,
