@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# A consumer catching up a fully tiered topic through a real broker (issue 12, end to end): the newest Kafka
+# with our plugin on SeaweedFS behind a toxiproxy latency proxy (KRABKA_BENCH_LATENCY_MS added to every
+# answer, as a real object store's first byte), our durable metadata manager in the same bucket. Two topics
+# hold the same volume of records: `tiered` (remote storage on, 16 MiB segments, local retention 1 s, so
+# everything but the active segment is read from the tier) and `local` (no remote storage, read from the
+# broker's disk). Kafka's own ConsumerPerformance reads each from the beginning with a new group; each round
+# reads both, in alternating order. The figure is the median over the rounds of the ratio of the consumers'
+# fetch rates (MB/s of fetching, rebalance excluded): tiered / local.
+#
+#   KRABKA_BENCH_MIB=256          megabytes produced to each topic
+#   KRABKA_BENCH_ROUNDS=3         rounds
+#   KRABKA_BENCH_LATENCY_MS=25    latency the proxy adds
+#   KRABKA_BENCH_CACHE=on         off: the broker runs with rsm.config.fetch.cache.size.bytes=0
+#
+# Not part of the test command: run it by hand. Needs the plugin jar (built with gradle if missing), SeaweedFS
+# (PyPI) and toxiproxy (`go install`, Go module proxy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=tests/e2e/lib/e2e.sh
+source tests/e2e/lib/e2e.sh
+
+mib=${KRABKA_BENCH_MIB:-256}
+rounds=${KRABKA_BENCH_ROUNDS:-3}
+latency=${KRABKA_BENCH_LATENCY_MS:-25}
+cache=${KRABKA_BENCH_CACHE:-on}
+for value in "$mib" "$rounds" "$latency"; do
+  [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "the KRABKA_BENCH_* values must be positive integers" >&2; exit 64; }
+done
+[[ $cache == on || $cache == off ]] || { echo "KRABKA_BENCH_CACHE must be on or off" >&2; exit 64; }
+
+tools=${KRABKA_TOOLS:-$HOME/.cache/krabka-test}
+toxiproxy=$tools/go/bin/server
+if [[ ! -x $toxiproxy ]]; then
+  echo "installing toxiproxy v2.5.0 (go install)"
+  GOBIN=$tools/go/bin go install "github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0"
+fi
+[[ -f ${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar} ]] || gradle --no-daemon -q jar
+
+export E2E_KAFKA=${E2E_KAFKA:-newest} E2E_RSM=krabka
+e2e_setup_kafka
+e2e_select_plugin
+export E2E_WORK="$E2E_ROOT/build/bench/consume"
+rm -rf "$E2E_WORK"; mkdir -p "$E2E_WORK"
+toxi_pid=
+cleanup() {
+  e2e_cleanup
+  [[ -z $toxi_pid ]] || { kill "$toxi_pid" 2>/dev/null || true; wait "$toxi_pid" 2>/dev/null || true; }
+}
+trap cleanup EXIT
+export E2E_RF=1
+
+e2e_start_seaweedfs
+api_port=$(free_port) proxy_port=$(free_port)
+"$toxiproxy" -host 127.0.0.1 -port "$api_port" > "$E2E_WORK/toxiproxy.log" 2>&1 &
+toxi_pid=$!
+waited=0
+until curl -sf -o /dev/null "http://127.0.0.1:$api_port/version"; do
+  (( waited++ < 100 )) || { echo "toxiproxy not up after 20s" >&2; exit 1; }
+  sleep 0.2
+done
+curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies" \
+  -d "{\"name\":\"s3\",\"listen\":\"127.0.0.1:$proxy_port\",\"upstream\":\"${E2E_S3_ENDPOINT#http://}\"}"
+curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies/s3/toxics" \
+  -d "{\"name\":\"latency\",\"type\":\"latency\",\"stream\":\"downstream\",\"attributes\":{\"latency\":$latency}}"
+# The broker reaches the bucket through the proxy.
+export E2E_S3_ENDPOINT="http://127.0.0.1:$proxy_port" E2E_S3_PREFIX=bench-consume
+extra="$E2E_WORK/bench.properties"
+{
+  [[ $cache == on ]] || echo "rsm.config.fetch.cache.size.bytes=0"
+} > "$extra"
+
+# The plugin's metrics (Prometheus JMX exporter agent): what the read cache did, printed at the end.
+metrics_port=$(free_port)
+export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$E2E_ROOT/examples/prometheus-jmx-exporter.yaml"
+node="$E2E_WORK/node1"
+node_config "$node" 1 broker,controller self "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
+  "$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)" "$extra"
+node_format "$node" "$(new_cluster_id)"
+node_start "$node"
+bootstrap=$(node_bootstrap "$node")
+e2e_log "broker at $bootstrap, tier s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX through toxiproxy (+${latency} ms), read cache $cache"
+
+kafka() { java -Xmx512m -cp "$KAFKA_HOME/libs/*" "$@"; }
+records=$(( mib * 1024 ))
+for topic in tiered local; do
+  configs=(--config segment.bytes=16777216)
+  [[ $topic == tiered ]] && configs+=(--config remote.storage.enable=true --config local.retention.ms=1000)
+  kafka org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" --create --topic "$topic" \
+    --partitions 1 --replication-factor 1 "${configs[@]}" > /dev/null
+  kafka org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$records" --record-size 1024 \
+    --throughput -1 --producer-props "bootstrap.servers=$bootstrap" acks=1 linger.ms=20 batch.size=262144 \
+    > "$E2E_WORK/produce-$topic.txt"
+  e2e_log "produced $records records of 1 KiB to $topic: $(tail -n 1 "$E2E_WORK/produce-$topic.txt" | cut -d, -f2)"
+done
+
+# Tiered: every closed segment copied and deleted locally, so only the active segment is on the broker's disk.
+waited=0
+while :; do
+  local_logs=$(find "$node/data/tiered-0" -maxdepth 1 -name '*.log' | wc -l)
+  first=$(find "$node/data/tiered-0" -maxdepth 1 -name '*.log' -printf '%f\n' | sort | sed -n 1p)
+  (( local_logs == 1 )) && [[ $first != 00000000000000000000.log ]] && break
+  (( waited++ < 1800 )) || { echo "tiered not tiered after 15 min: $local_logs local segment(s)" >&2; exit 1; }
+  sleep 0.5
+done
+e2e_log "tiered: every closed segment in the tier, the local log starts at offset $((10#${first%.log}))"
+
+# consume TOPIC: the consumer's fetch rate in MB/s (ConsumerPerformance's fetch.MB.sec).
+consume() {
+  kafka org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --topic "$1" \
+    --messages "$records" --timeout 600000 --group "bench-$1-$RANDOM$RANDOM" > "$E2E_WORK/consume.txt"
+  awk -F', *' '/^start\.time/ { for (i = 1; i <= NF; i++) if ($i == "fetch.MB.sec") col = i; next }
+               col && !done { print $col; done = 1 }' "$E2E_WORK/consume.txt"
+}
+
+: > "$E2E_WORK/ratios.txt"
+for (( round = 1; round <= rounds; round++ )); do
+  if (( round % 2 )); then order=(tiered local); else order=(local tiered); fi
+  declare -A rate=()
+  for topic in "${order[@]}"; do rate[$topic]=$(consume "$topic"); done
+  ratio=$(awk -v t="${rate[tiered]}" -v l="${rate[local]}" 'BEGIN { printf "%.3f", t / l }')
+  echo "$ratio" >> "$E2E_WORK/ratios.txt"
+  e2e_log "round $round (${order[*]}): tiered ${rate[tiered]} MB/s, local ${rate[local]} MB/s, ratio $ratio"
+done
+median=$(sort -g "$E2E_WORK/ratios.txt" \
+  | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+echo "consumer catch-up, ${mib} MB, +${latency} ms, read cache $cache: tiered / local fetch rate, median of $rounds rounds: $median"
+curl -sf "http://127.0.0.1:$metrics_port/metrics" > "$E2E_WORK/metrics.txt" || true
+echo "plugin counters after the rounds (both topics; only tiered reads reach the plugin):"
+grep -E '^krabka_rsm_(fetch_(total|bytes_requested_total|bytes_served_total|first_byte_time_(avg|max))|read_cache_(hits|misses|gets|bytes_fetched|prefetched_bytes|prefetch_unread_bytes)_total|index_fetch_total)[ {]' \
+  "$E2E_WORK/metrics.txt" | sed 's/^/  /' || true
