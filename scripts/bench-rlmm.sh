@@ -133,7 +133,8 @@ bench() {
     --segments "$segments" --deleted "$deleted" 2>>"$E2E_WORK/$mode-$variant.err" \
     || { echo "RlmmBench $mode $variant failed:" >&2; tail -n 30 "$E2E_WORK/$mode-$variant.err" >&2; return 1; }
 }
-requests() { curl -sf ${2:+-X "$2"} "$front/_krabka-requests"; }
+# requests [DELETE]: the front's request counts (JSON); with DELETE, set them to zero.
+requests() { curl -sf -X "${1:-GET}" "$front/_krabka-requests"; }
 
 e2e_log "writing $partitions partitions x $segments segments ($deleted deleted) through each manager"
 write_topic=$(bench write topic topic)
@@ -144,9 +145,10 @@ count_write=$(requests)
 requests >/dev/null DELETE
 bench load s3-counted s3-counted >/dev/null
 count_load_requests=$(requests)
-metadata_topic_bytes=$(du -cb "$node"/data/__remote_log_metadata-* | tail -n1 | cut -f1)
+# Bytes of the metadata topic's log segments (its index files are preallocated), and of our objects.
+metadata_topic_bytes=$(find "$node"/data/__remote_log_metadata-* -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 fs_objects=$(find "$E2E_WORK/fs-tier/remote-log-metadata" -type f | wc -l)
-fs_bytes=$(du -sb "$E2E_WORK/fs-tier/remote-log-metadata" | cut -f1)
+fs_bytes=$(find "$E2E_WORK/fs-tier/remote-log-metadata" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 
 variants=(topic fs s3 s3+latency)
 results="$E2E_WORK/rounds.tsv"; : >"$results"
@@ -181,8 +183,8 @@ names = {"topic": "Kafka TopicBased (broker on loopback)", "fs": "ours, filesyst
 med = statistics.median
 print(f"\n{partitions} partitions x {segments} segments ({deleted} deleted each), {rounds} rounds, "
       f"load {open('/proc/loadavg').read().split()[0]}, {__import__('os').cpu_count()} cores\n")
-print("| manager | ready: all partitions, median ms (min-max) | ratio to TopicBased | first partition readable, median ms | ratio | configure ms |")
-print("|---|---|---|---|---|---|")
+print("| manager | all partitions ready, median ms (min-max) | ratio to TopicBased | first partition readable, median ms | ratio | configure ms | all ready after configure, ms |")
+print("|---|---|---|---|---|---|---|")
 for v in ("topic", "fs", "s3", "s3+latency"):
     got = rows[v]
     alls = [d["all_ms"] for d in got.values()]
@@ -190,7 +192,8 @@ for v in ("topic", "fs", "s3", "s3+latency"):
     ratio_first = med(got[r]["first_ms"] / rows["topic"][r]["first_ms"] for r in got)
     print(f"| {names[v]} | {med(alls):.0f} ({min(alls):.0f}-{max(alls):.0f}) | {ratio_all:.2f} | "
           f"{med(d['first_ms'] for d in got.values()):.0f} | {ratio_first:.2f} | "
-          f"{med(d['configure_ms'] for d in got.values()):.0f} |")
+          f"{med(d['configure_ms'] for d in got.values()):.0f} | "
+          f"{med(d['all_ms'] - d['configure_ms'] for d in got.values()):.0f} |")
 PY
 
 python3 - "$partitions" "$segments" "$deleted" "$count_write" "$count_load_requests" \
@@ -214,6 +217,6 @@ print(f"| restart load: total | " + " | ".join(str(load.get(k, 0)) for k in kind
 print(f"\nWriting the workload (10 threads, each call waited for): TopicBased {wt['write_ms'] / 1000:.1f} s, "
       f"ours on the filesystem {wf['write_ms'] / 1000:.1f} s, ours on SeaweedFS through the counting front "
       f"{ws['write_ms'] / 1000:.1f} s.")
-print(f"Stored: __remote_log_metadata {int(sys.argv[9]) / 1e6:.1f} MB on the broker; ours {int(sys.argv[10])} "
-      f"objects, {int(sys.argv[11]) / 1e6:.1f} MB in the directory.")
+print(f"Stored: __remote_log_metadata {int(sys.argv[9]) / 1e6:.1f} MB of log segments on the broker; ours "
+      f"{int(sys.argv[10])} objects, {int(sys.argv[11]) / 1e6:.1f} MB in the directory.")
 PY
