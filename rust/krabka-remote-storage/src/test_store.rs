@@ -50,6 +50,13 @@ pub(crate) struct Stats {
     pub(crate) part_delay_ms: AtomicUsize,
     /// Delay of every GET but the first of a test.
     pub(crate) get_delay_ms: AtomicUsize,
+    /// GETs answering right now.
+    pub(crate) gets_in_flight: AtomicUsize,
+    /// The most GETs that were answering at once.
+    pub(crate) max_gets_in_flight: AtomicUsize,
+    /// When not 0, a GET waits (at most a minute) until this many GETs were
+    /// in flight at once: a test proves concurrency without timing.
+    pub(crate) get_rendezvous: AtomicUsize,
     /// Every request of any kind.
     pub(crate) requests: AtomicUsize,
     /// Listings.
@@ -220,6 +227,20 @@ impl ObjectStore for Instrumented {
             }
         }
         let mut guard = Dropped(&self.stats.gets_dropped, false);
+        raise(
+            &self.stats.gets_in_flight,
+            &self.stats.max_gets_in_flight,
+            1,
+        );
+        let _in_flight = Gauge(&self.stats.gets_in_flight, 1);
+        let wanted = self.stats.get_rendezvous.load(SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while wanted > 0
+            && self.stats.max_gets_in_flight.load(SeqCst) < wanted
+            && Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         if number > 0 {
             let delay = self.stats.get_delay_ms.load(SeqCst) as u64;
             tokio::time::sleep(Duration::from_millis(delay)).await;

@@ -46,10 +46,15 @@ impl PartitionKeys {
     pub(super) fn snapshot_dir(&self, store: &StoreHandle) -> Result<Path> {
         store.key(&format!("{}/snapshot", self.dir))
     }
+
+    /// The directory of the records.
+    pub(super) fn record_dir(&self, store: &StoreHandle) -> Result<Path> {
+        store.key(&format!("{}/log", self.dir))
+    }
 }
 
-/// The sequence a snapshot key ends in, if it is one of ours.
-pub(super) fn snapshot_sequence(key: &Path) -> Option<u64> {
+/// The sequence a record or snapshot key ends in, if it is one of ours.
+pub(super) fn key_sequence(key: &Path) -> Option<u64> {
     let name = key.filename()?;
     if name.len() != SEQUENCE_WIDTH || !name.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -77,10 +82,15 @@ mod tests {
         );
         assert!(nine.as_ref() < ten.as_ref());
         let snapshot = keys.snapshot(&store, 64).unwrap();
-        assert_eq!(snapshot_sequence(&snapshot), Some(64));
-        assert_eq!(snapshot_sequence(&Path::from("x/snapshot/64")), None);
+        assert_eq!(key_sequence(&snapshot), Some(64));
+        assert_eq!(key_sequence(&nine), Some(9));
         assert_eq!(
-            snapshot_sequence(&Path::from("x/snapshot/0000000000000000006a")),
+            keys.record_dir(&store).unwrap().as_ref(),
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/log"
+        );
+        assert_eq!(key_sequence(&Path::from("x/snapshot/64")), None);
+        assert_eq!(
+            key_sequence(&Path::from("x/snapshot/0000000000000000006a")),
             None
         );
     }

@@ -99,6 +99,12 @@ pub const DEFAULT_RLMM_ROOT: &str = "remote-log-metadata";
 pub const DEFAULT_SNAPSHOT_EVERY: u64 = 32;
 /// The default bound on how stale a follower's view may be.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// Partitions loaded at once after a leadership change. A load waits on
+/// the store (two listings and a few rounds of small reads), not on the
+/// CPU: loaded one by one, a broker leading hundreds of partitions on an
+/// object store with tens of milliseconds per request would take minutes
+/// to be ready.
+const PRELOAD_THREADS: usize = 16;
 
 /// Settings of a [`StoreRemoteLogMetadataManager`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,11 +275,15 @@ impl StoreRemoteLogMetadataManager {
         self.with_state(&partition, |state| state.append(event))
     }
 
-    /// Loads every partition of `partitions` not loaded yet; failures are
-    /// logged (the partition stays not ready, and its first use tries
-    /// again).
-    fn preload(&self, partitions: Vec<TopicIdPartition>) {
-        for partition in partitions {
+    /// Loads the partitions `queue` hands out, one after the other, until it
+    /// is empty; any number of threads share one queue. Failures are logged
+    /// (the partition stays not ready, and its first use tries again).
+    fn preload(&self, queue: &Mutex<std::vec::IntoIter<TopicIdPartition>>) {
+        loop {
+            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+            let Some(partition) = next else {
+                return;
+            };
             let slot = self.slot(&partition);
             let mut guard = lock(&slot);
             if let Err(err) = self.loaded(&partition, &mut guard) {
@@ -418,8 +428,8 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
     /// polled: its leader is its writer). A partition this broker now leads
     /// is read again from the store before it is ready, so a new leader
     /// continues where the old one stopped. Every named partition is then
-    /// loaded on a background thread, so the broker's metadata thread does
-    /// not wait for the store.
+    /// loaded on background threads (up to `PRELOAD_THREADS` partitions at
+    /// once), so the broker's metadata thread does not wait for the store.
     fn on_partition_leadership_changes(
         &self,
         leaders: &HashSet<TopicIdPartition>,
@@ -435,16 +445,24 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
         for partition in leaders {
             *lock(&self.slot(partition)) = None;
         }
-        let manager = self.clone();
         let partitions: Vec<_> = leaders.iter().chain(followers).cloned().collect();
-        let spawned = std::thread::Builder::new()
-            .name("krabka-rlmm-load".to_owned())
-            .spawn(move || manager.preload(partitions));
-        if let Err(err) = spawned {
-            tracing::warn!(
-                error = %err,
-                "could not start loading remote log metadata; partitions load on first use"
-            );
+        let threads = partitions.len().min(PRELOAD_THREADS);
+        let queue = Arc::new(Mutex::new(partitions.into_iter()));
+        for _ in 0..threads {
+            let manager = self.clone();
+            let queue = Arc::clone(&queue);
+            let spawned = std::thread::Builder::new()
+                .name("krabka-rlmm-load".to_owned())
+                .spawn(move || manager.preload(&queue));
+            if let Err(err) = spawned {
+                // The threads already started load everything; with none,
+                // partitions load on first use.
+                tracing::warn!(
+                    error = %err,
+                    "could not start a remote log metadata loading thread"
+                );
+                break;
+            }
         }
     }
 

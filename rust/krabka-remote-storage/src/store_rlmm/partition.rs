@@ -34,7 +34,8 @@ pub(super) struct PartitionState {
 
 impl PartitionState {
     /// The state of `partition`: the newest snapshot, then every record
-    /// after it. Writes a snapshot when the tail was longer than
+    /// after it (those a listing shows read together, then any newer one by
+    /// one). Writes a snapshot when the tail was longer than
     /// `snapshot_every` records.
     ///
     /// # Errors
@@ -57,6 +58,9 @@ impl PartitionState {
             snapshot_every,
             stale: false,
         };
+        for record in state.history.read_listed_records(state.applied)? {
+            state.apply_record(&record);
+        }
         state.catch_up()?;
         state.snapshot_if_due();
         Ok(state)
@@ -90,20 +94,25 @@ impl PartitionState {
     pub(super) fn catch_up(&mut self) -> Result<u64> {
         let from = self.applied;
         while let Some(record) = self.history.read_record(self.applied + 1)? {
-            if let Err(err) = apply(&mut self.cache, &record.event) {
-                // Every writer validated the record against the history
-                // before it; every reader skips it alike, so all agree.
-                tracing::warn!(
-                    partition = %self.cache.partition(),
-                    sequence = record.sequence,
-                    error = %err,
-                    "skipping a remote log metadata record that does not apply"
-                );
-            }
-            self.applied = record.sequence;
+            self.apply_record(&record);
         }
         self.refreshed = Instant::now();
         Ok(self.applied - from)
+    }
+
+    /// Applies `record`, the one after the last applied.
+    fn apply_record(&mut self, record: &MetadataRecord) {
+        if let Err(err) = apply(&mut self.cache, &record.event) {
+            // Every writer validated the record against the history
+            // before it; every reader skips it alike, so all agree.
+            tracing::warn!(
+                partition = %self.cache.partition(),
+                sequence = record.sequence,
+                error = %err,
+                "skipping a remote log metadata record that does not apply"
+            );
+        }
+        self.applied = record.sequence;
     }
 
     /// Validates `event` against the history and writes it at the next

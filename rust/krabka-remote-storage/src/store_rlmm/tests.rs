@@ -383,6 +383,83 @@ fn readiness_follows_loading_and_a_stop_forgets_only_memory() {
 }
 
 #[test]
+fn a_leadership_change_loads_partitions_concurrently() {
+    use std::{sync::atomic::Ordering::SeqCst, time::Instant};
+    let store = crate::test_store::instrumented();
+    let handle = || StoreHandle::new(store.clone(), None).unwrap();
+    let writer = StoreRemoteLogMetadataManager::new(handle(), StoreRlmmConfig::default());
+    let partitions: HashSet<_> = (0..4).map(tp).collect();
+    for partition in &partitions {
+        let segment = SegmentMetadataBuilder::new(partition, 0)
+            .segment_id(Uuid::from_u128(
+                10 + u128::from(partition.partition.unsigned_abs()),
+            ))
+            .end_offset(99)
+            .size(100)
+            .epochs([(LeaderEpoch(0), 0)])
+            .build();
+        writer.add_remote_log_segment_metadata(segment).unwrap();
+    }
+    // A restarted broker whose store answers a read only once two reads
+    // were in flight together: loading one partition after the other never
+    // gets past its first read (for a minute).
+    store.stats.max_gets_in_flight.store(0, SeqCst);
+    store.stats.get_rendezvous.store(2, SeqCst);
+    let restarted = StoreRemoteLogMetadataManager::new(handle(), StoreRlmmConfig::default());
+    restarted.on_partition_leadership_changes(&partitions, &HashSet::new());
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while store.stats.max_gets_in_flight.load(SeqCst) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        store.stats.max_gets_in_flight.load(SeqCst) >= 2,
+        "the partitions were loaded one after the other"
+    );
+    store.stats.get_rendezvous.store(0, SeqCst);
+    for partition in &partitions {
+        let listed = restarted.list_remote_log_segments(partition).unwrap();
+        assert_eq!(listed.len(), 1, "{partition}");
+        assert_eq!(listed[0].topic_id_partition(), partition);
+    }
+}
+
+#[test]
+fn a_restart_reads_the_listed_tail_together_and_then_what_came_after() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let store = crate::test_store::instrumented();
+    let handle = || StoreHandle::new(store.clone(), None).unwrap();
+    let leader = StoreRemoteLogMetadataManager::new(handle(), StoreRlmmConfig::default());
+    for id in 0..3u128 {
+        let start = i64::try_from(id).unwrap() * 100;
+        leader
+            .add_remote_log_segment_metadata(seg(id + 1, start, start + 99, &[(0, start)]))
+            .unwrap();
+        leader
+            .update_remote_log_segment_metadata(upd(id + 1, CopySegmentFinished))
+            .unwrap();
+    }
+    // Every read waits until two were in flight together: reading the six
+    // records one after the other never gets past the first (for a minute).
+    store.stats.max_gets_in_flight.store(0, SeqCst);
+    store.stats.get_rendezvous.store(2, SeqCst);
+    let follower = StoreRlmmConfig {
+        poll_interval: Duration::ZERO,
+        ..StoreRlmmConfig::default()
+    };
+    let restarted = StoreRemoteLogMetadataManager::new(handle(), follower);
+    assert_eq!(restarted.applied(&tp(0)).unwrap(), 6);
+    assert!(store.stats.max_gets_in_flight.load(SeqCst) >= 2);
+    store.stats.get_rendezvous.store(0, SeqCst);
+    // A record written after the listing is read one by one, as by a
+    // follower.
+    leader
+        .add_remote_log_segment_metadata(seg(4, 300, 399, &[(0, 300)]))
+        .unwrap();
+    assert_eq!(restarted.list_remote_log_segments(&tp(0)).unwrap().len(), 4);
+    assert_eq!(restarted.applied(&tp(0)).unwrap(), 7);
+}
+
+#[test]
 fn deletes_are_records_and_nothing_is_erased() {
     let bucket = Bucket::new();
     let broker = bucket.broker();

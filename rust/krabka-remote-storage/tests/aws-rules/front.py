@@ -59,6 +59,10 @@ holds each of the next N such PUTs unanswered and unforwarded until DELETE /_kra
 them (they then fail with 503) or 600 seconds pass. GET /_krabka-faults answers JSON counters
 {"failed": ..., "held": ..., "holding": ...}. DELETE also clears every pending fault and the counters.
 
+Request counts (not an AWS rule; for benchmarks): GET /_krabka-requests answers JSON counts of the
+requests the front received, by kind: "LIST" (a GET of a bucket), "GET", "HEAD", "PUT", "POST",
+"DELETE" (refused ones too, the front's own lookups not); DELETE /_krabka-requests sets them to zero.
+
 Usage:
   front.py --port 8334 --upstream http://127.0.0.1:8333 [--access-key test --secret-key testtesttest]
            [--region us-east-1]
@@ -608,6 +612,40 @@ def faults_control(handler, request):
     handler.wfile.write(body)
 
 
+REQUESTS_PATH = "/_krabka-requests"
+
+
+class Requests:
+    """Counts of the requests received, by kind (see "Request counts" above). Thread-safe."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts = {}
+
+    @staticmethod
+    def kind(request):
+        if request.method == "GET" and request.bucket and not request.key:
+            return "LIST"
+        return request.method
+
+    def count(self, request):
+        with self.lock:
+            kind = self.kind(request)
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def control(self, handler, request):
+        """Answers a request to REQUESTS_PATH with the counts (after clearing them, for a DELETE)."""
+        with self.lock:
+            if request.method == "DELETE":
+                self.counts = {}
+            body = json.dumps(self.counts, sort_keys=True).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+
 class Front(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "krabka-aws-rules-front"
@@ -647,6 +685,9 @@ class Front(BaseHTTPRequestHandler):
             request = Request(self.command, self.path, list(self.headers.items()), body)
             if request.target.split("?", 1)[0] == FAULTS_PATH:
                 return faults_control(self, request)
+            if request.target.split("?", 1)[0] == REQUESTS_PATH:
+                return self.server.state.requests.control(self, request)
+            self.server.state.requests.count(request)
             if self.server.state.faults.strikes(request):
                 return self.refuse(request, Refusal(503, "SlowDown", "Please reduce your request rate."))
             try:
@@ -779,6 +820,7 @@ class State:
         self.locks = LockRegistry(upstream, access_key, secret_key, region)
         self.uploads = Uploads()
         self.faults = Faults()
+        self.requests = Requests()
         self.log = sys.stderr  # one line per refusal
 
 

@@ -341,6 +341,23 @@ class FrontTest(unittest.TestCase):
         self.assertEqual(answers[0][0], 503)
         self.assertEqual(self.put_plain("next.manifest")[0], 200)
 
+    # --- Request counts ------------------------------------------------------------------------
+
+    def test_requests_are_counted_by_kind_until_cleared(self):
+        self.call("DELETE", front.REQUESTS_PATH)
+        self.put_plain("one")
+        self.put_plain("two")
+        self.call("GET", "/%s/one" % PLAIN)
+        self.call("HEAD", "/%s/one" % PLAIN)
+        self.call("GET", "/%s?list-type=2&prefix=o" % PLAIN)
+        self.call("DELETE", "/%s/one" % PLAIN)
+        self.assert_refused(self.call("PUT", "/%s/key" % LOCKED, b"data"), 400, "InvalidRequest")
+        counts = json.loads(self.call("GET", front.REQUESTS_PATH)[2])
+        self.assertEqual(counts, {"PUT": 3, "GET": 1, "HEAD": 1, "LIST": 1, "DELETE": 1},
+                         "the refused PUT counts, the front's own Object Lock lookup does not")
+        self.assertEqual(json.loads(self.call("DELETE", front.REQUESTS_PATH)[2]), {})
+        self.assertEqual(json.loads(self.call("GET", front.REQUESTS_PATH)[2]), {})
+
 
 class ChecksumVectors(unittest.TestCase):
     def test_known_answers(self):

@@ -1,0 +1,309 @@
+package io.krabka.e2e;
+
+import java.io.FileReader;
+import java.io.IOException;
+import java.io.Reader;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.server.log.remote.storage.RemoteLogMetadataManager;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
+
+/**
+ * Benchmark of a {@link RemoteLogMetadataManager}'s time to ready after a restart (run by
+ * {@code scripts/bench-rlmm.sh}). The manager is named by class and built as a broker builds it
+ * (no-argument constructor, {@code configure} with the {@code rlmm.config.*} keys, prefix removed, and
+ * what the broker adds); the workload is a function of its options, so the load phase knows exactly
+ * what it must find.
+ *
+ * <pre>
+ * RlmmBench write|load --class NAME --config FILE --topic-id ID [options]
+ *   write   records the workload through the manager's API, then closes it; prints
+ *           {"write_ms":..,"events":..}
+ *   load    a fresh manager: configure, leadership of every partition, then polls isReady and reads
+ *           each ready partition back until every one lists all its segments; prints
+ *           {"configure_ms":..,"first_ms":..,"all_ms":..} (from before configure)
+ *   --partitions 100  --segments 100 (copied per partition)  --deleted 10 (of those, the oldest, deleted
+ *   after the copies)  --threads 10 (writers; the broker's copier pool has 10)  --timeout-s 600
+ * </pre>
+ * Each segment is COPY_SEGMENT_STARTED then COPY_SEGMENT_FINISHED (50,000 offsets, about 100 MiB, a new
+ * leader epoch every 25.5 segments, so some segments carry two epochs); a deleted one then
+ * DELETE_SEGMENT_STARTED and DELETE_SEGMENT_FINISHED. Exits 0 when done, 1 on a failure or a wrong
+ * answer, 2 on a usage error.
+ */
+public final class RlmmBench {
+    private static final long RECORDS_PER_SEGMENT = 50_000;
+    private static final long EPOCH_LENGTH = 25 * RECORDS_PER_SEGMENT + RECORDS_PER_SEGMENT / 2;
+    private static final long TIME_BASE = 1_700_000_000_000L;
+    private static final int BROKER = 1;
+
+    private final String managerClass;
+    private final Map<String, Object> config = new HashMap<>();
+    private final Uuid topicId;
+    private final int partitions;
+    private final int segments;
+    private final int deleted;
+    private final int threads;
+    private final long timeoutNs;
+
+    private RlmmBench(Map<String, String> opts) throws IOException {
+        managerClass = need(opts, "class");
+        Properties props = new Properties();
+        try (Reader reader = new FileReader(need(opts, "config"))) {
+            props.load(reader);
+        }
+        for (String name : props.stringPropertyNames()) {
+            config.put(name, props.getProperty(name));
+        }
+        topicId = Uuid.fromString(need(opts, "topic-id"));
+        partitions = number(opts, "partitions", 100);
+        segments = number(opts, "segments", 100);
+        deleted = number(opts, "deleted", 10);
+        threads = number(opts, "threads", 10);
+        timeoutNs = TimeUnit.SECONDS.toNanos(number(opts, "timeout-s", 600));
+        if (partitions < 1 || segments < 1 || deleted < 0 || deleted >= segments || threads < 1) {
+            usage("need partitions >= 1, segments >= 1, 0 <= deleted < segments, threads >= 1");
+        }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        if (argv.length == 0 || !(argv[0].equals("write") || argv[0].equals("load"))) {
+            usage("the first argument must be write or load");
+        }
+        Map<String, String> opts = new HashMap<>();
+        for (int i = 1; i < argv.length; i++) {
+            if (!argv[i].startsWith("--") || i + 1 >= argv.length) {
+                usage("bad argument " + argv[i]);
+            }
+            opts.put(argv[i].substring(2), argv[++i]);
+        }
+        RlmmBench bench = new RlmmBench(opts);
+        try {
+            String result = argv[0].equals("write") ? bench.write() : bench.load();
+            System.out.println(result);
+        } catch (Exception | AssertionError e) {
+            System.err.println("rlmm bench " + argv[0] + " failed: " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+        // Kafka's manager leaves non-daemon threads behind when its close is slow.
+        System.exit(0);
+    }
+
+    private RemoteLogMetadataManager newManager() throws ReflectiveOperationException {
+        return (RemoteLogMetadataManager) Class.forName(managerClass).getDeclaredConstructor().newInstance();
+    }
+
+    /** Kafka 4.4+ starts TopicBasedRemoteLogMetadataManager's clients only once the broker is ready. */
+    private static void brokerReady(RemoteLogMetadataManager manager) throws ReflectiveOperationException {
+        for (Method method : manager.getClass().getMethods()) {
+            if (method.getName().equals("onBrokerReady") && method.getParameterCount() == 0) {
+                method.invoke(manager);
+            }
+        }
+    }
+
+    private TopicIdPartition partition(int p) {
+        return new TopicIdPartition(topicId, p, "bench-rlmm");
+    }
+
+    private RemoteLogSegmentId segmentId(int p, int s) {
+        return new RemoteLogSegmentId(partition(p), new Uuid(topicId.getMostSignificantBits() ^ (p + 1L),
+                topicId.getLeastSignificantBits() ^ (s + 1L)));
+    }
+
+    private static long startOffset(int s) {
+        return s * RECORDS_PER_SEGMENT;
+    }
+
+    private static long endOffset(int s) {
+        return startOffset(s + 1) - 1;
+    }
+
+    /** The leader epochs of segment s: the epoch at its start, and any that begins inside it. */
+    private static TreeMap<Integer, Long> epochs(int s) {
+        TreeMap<Integer, Long> epochs = new TreeMap<>();
+        int epoch = (int) (startOffset(s) / EPOCH_LENGTH);
+        epochs.put(epoch, startOffset(s));
+        for (long begins = (epoch + 1) * EPOCH_LENGTH; begins <= endOffset(s); begins += EPOCH_LENGTH) {
+            epochs.put(++epoch, begins);
+        }
+        return epochs;
+    }
+
+    private RemoteLogSegmentMetadata started(int p, int s) {
+        int size = 104_857_600 - (int) ((p * 7919L + s * 104_729L) % 65_536);
+        return new RemoteLogSegmentMetadata(segmentId(p, s), startOffset(s), endOffset(s),
+                TIME_BASE + endOffset(s), BROKER, TIME_BASE + s, size, Optional.empty(),
+                RemoteLogSegmentState.COPY_SEGMENT_STARTED, epochs(s), true);
+    }
+
+    private RemoteLogSegmentMetadataUpdate update(int p, int s, RemoteLogSegmentState state) {
+        return new RemoteLogSegmentMetadataUpdate(segmentId(p, s), TIME_BASE + s, Optional.empty(), state, BROKER);
+    }
+
+    private String write() throws Exception {
+        RemoteLogMetadataManager manager = newManager();
+        manager.configure(config);
+        brokerReady(manager);
+        Set<TopicIdPartition> all = new LinkedHashSet<>();
+        for (int p = 0; p < partitions; p++) {
+            all.add(partition(p));
+        }
+        manager.onPartitionLeadershipChanges(all, Set.of());
+        for (TopicIdPartition tp : all) {
+            awaitReady(manager, tp);
+        }
+        long t0 = System.nanoTime();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> done = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            int partition = p;
+            done.add(pool.submit(() -> {
+                writePartition(manager, partition);
+                return null;
+            }));
+        }
+        for (Future<?> future : done) {
+            future.get();
+        }
+        long writeNs = System.nanoTime() - t0;
+        pool.shutdown();
+        manager.close();
+        long events = (long) partitions * (2L * segments + 2L * deleted);
+        return String.format("{\"write_ms\":%.1f,\"events\":%d}", writeNs / 1e6, events);
+    }
+
+    /** The events of one partition, each waited for as the broker's copy and expiration tasks do. */
+    private void writePartition(RemoteLogMetadataManager manager, int p) throws Exception {
+        for (int s = 0; s < segments; s++) {
+            manager.addRemoteLogSegmentMetadata(started(p, s)).get();
+            manager.updateRemoteLogSegmentMetadata(update(p, s, RemoteLogSegmentState.COPY_SEGMENT_FINISHED)).get();
+        }
+        for (int s = 0; s < deleted; s++) {
+            manager.updateRemoteLogSegmentMetadata(update(p, s, RemoteLogSegmentState.DELETE_SEGMENT_STARTED)).get();
+            manager.updateRemoteLogSegmentMetadata(update(p, s, RemoteLogSegmentState.DELETE_SEGMENT_FINISHED)).get();
+        }
+    }
+
+    private void awaitReady(RemoteLogMetadataManager manager, TopicIdPartition tp) throws InterruptedException {
+        long start = System.nanoTime();
+        while (!manager.isReady(tp)) {
+            if (System.nanoTime() - start > timeoutNs) {
+                throw new AssertionError(tp + " not ready in time");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private String load() throws Exception {
+        RemoteLogMetadataManager manager = newManager();
+        Set<TopicIdPartition> pending = new LinkedHashSet<>();
+        for (int p = 0; p < partitions; p++) {
+            pending.add(partition(p));
+        }
+        long t0 = System.nanoTime();
+        manager.configure(config);
+        long configured = System.nanoTime();
+        brokerReady(manager);
+        manager.onPartitionLeadershipChanges(new HashSet<>(pending), Set.of());
+        long first = -1;
+        while (!pending.isEmpty()) {
+            for (Iterator<TopicIdPartition> it = pending.iterator(); it.hasNext(); ) {
+                TopicIdPartition tp = it.next();
+                if (manager.isReady(tp)) {
+                    checkReadable(manager, tp);
+                    it.remove();
+                    if (first < 0) {
+                        first = System.nanoTime();
+                    }
+                }
+            }
+            if (System.nanoTime() - t0 > timeoutNs) {
+                throw new AssertionError(pending.size() + " partition(s) not readable in time, "
+                        + pending.iterator().next() + " among them");
+            }
+            if (!pending.isEmpty()) {
+                Thread.sleep(1);
+            }
+        }
+        long all = System.nanoTime();
+        manager.close();
+        return String.format("{\"configure_ms\":%.1f,\"first_ms\":%.1f,\"all_ms\":%.1f}",
+                (configured - t0) / 1e6, (first - t0) / 1e6, (all - t0) / 1e6);
+    }
+
+    /**
+     * Checks that a ready partition answers as the workload says: it lists exactly its live segments,
+     * all copied, and an offset lookup in the newest one finds it. A ready partition that answers
+     * otherwise is a wrong answer (the manager said ready too early), not a reason to retry.
+     */
+    private void checkReadable(RemoteLogMetadataManager manager, TopicIdPartition tp) throws Exception {
+        int p = tp.partition();
+        List<RemoteLogSegmentId> listed = new ArrayList<>();
+        for (Iterator<RemoteLogSegmentMetadata> it = manager.listRemoteLogSegments(tp); it.hasNext(); ) {
+            RemoteLogSegmentMetadata segment = it.next();
+            if (segment.state() != RemoteLogSegmentState.COPY_SEGMENT_FINISHED) {
+                throw new AssertionError(tp + " lists " + segment + " in state " + segment.state());
+            }
+            listed.add(segment.remoteLogSegmentId());
+        }
+        List<RemoteLogSegmentId> expected = new ArrayList<>();
+        for (int s = deleted; s < segments; s++) {
+            expected.add(segmentId(p, s));
+        }
+        if (!new HashSet<>(listed).equals(new HashSet<>(expected)) || listed.size() != expected.size()) {
+            throw new AssertionError(tp + " is ready but lists " + listed.size() + " segment(s), expected "
+                    + expected.size());
+        }
+        int last = segments - 1;
+        int lastEpoch = epochs(last).lastKey();
+        Optional<RemoteLogSegmentMetadata> found = manager.remoteLogSegmentMetadata(tp, lastEpoch, endOffset(last));
+        if (found.isEmpty() || !found.get().remoteLogSegmentId().equals(segmentId(p, last))) {
+            throw new AssertionError(tp + " is ready but offset " + endOffset(last) + " of epoch " + lastEpoch
+                    + " finds " + found);
+        }
+    }
+
+    private static String need(Map<String, String> opts, String key) {
+        String value = opts.get(key);
+        if (value == null) {
+            usage("missing --" + key);
+        }
+        return value;
+    }
+
+    private static int number(Map<String, String> opts, String key, int fallback) {
+        String value = opts.get(key);
+        try {
+            return value == null ? fallback : Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            usage("--" + key + " must be an integer, got " + value);
+            return fallback;
+        }
+    }
+
+    private static void usage(String problem) {
+        System.err.println("usage: RlmmBench write|load --class NAME --config FILE --topic-id ID "
+                + "[--partitions N] [--segments N] [--deleted N] [--threads N] [--timeout-s N]: " + problem);
+        System.exit(2);
+    }
+}
