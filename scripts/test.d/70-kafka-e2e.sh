@@ -5,7 +5,9 @@
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
 #           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions)
 #   newest: filesystem tier + our durable RLMM with a restart (and the Prometheus agent: metrics checked); filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a
-#           broker restart; SeaweedFS (S3) + TopicBased with a restart; Azurite (Azure Blob Storage, npm) + our
+#           broker restart, then switched to our durable manager (__remote_log_metadata imported with
+#           io.krabka.remote.storage.tools.ImportTopicBasedMetadata, restarted, read back, deleteRecords and retention
+#           on our manager); SeaweedFS (S3) + TopicBased with a restart; Azurite (Azure Blob Storage, npm) + our
 #           in-memory RLMM; two brokers with RF 2; the two
 #           restart scenarios also read the tier while the broker is down: krabka-tier export, and replay
 #           into a second cluster (tests/e2e/lib/tier-read.sh)
@@ -100,7 +102,10 @@ for kafka in newest oldest; do
   [[ $rsm == krabka ]] && scenarios+=("$kafka fs-krabka-rlmm tests/e2e/single-node.sh filesystem krabka yes yes")
   # tier-read (krabka-tier export and replay, broker stopped) on the newest only: it adds a cluster start.
   tier_read=no; [[ $kafka == newest && $rsm == krabka ]] && tier_read=yes
-  scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")
+  # import (switch to our durable manager: __remote_log_metadata imported, broker restarted on it) on the newest
+  # only, with our RSM.
+  import=no; [[ $kafka == newest && $rsm == krabka ]] && import=yes
+  scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read $import")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka s3-topic-based tests/e2e/single-node.sh s3 topic-based yes no $tier_read")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka azure-krabka-memory tests/e2e/single-node.sh azure krabka-memory no")
   scenarios+=("$kafka rf2 tests/e2e/two-brokers.sh")
