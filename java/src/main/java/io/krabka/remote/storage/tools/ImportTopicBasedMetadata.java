@@ -293,11 +293,14 @@ public final class ImportTopicBasedMetadata {
         } catch (IOException e) {
             throw new Stop(EXIT_CANNOT_START, "cannot open " + file + ": " + e);
         }
-        FileLock lock;
+        FileLock lock = null;
+        String failure = null;
         try {
             lock = channel.tryLock();
-        } catch (IOException | OverlappingFileLockException e) {
+        } catch (OverlappingFileLockException e) {
             lock = null;
+        } catch (IOException e) {
+            failure = "cannot lock " + file + ": " + e;
         }
         if (lock == null) {
             try {
@@ -305,8 +308,8 @@ public final class ImportTopicBasedMetadata {
             } catch (IOException e) {
                 // Nothing more to report than the lock.
             }
-            throw new Stop(EXIT_CANNOT_START, "log directory " + logDir + " is in use: a broker holds "
-                    + file + "; stop the brokers before the import");
+            throw new Stop(EXIT_CANNOT_START, failure != null ? failure : "log directory " + logDir
+                    + " is in use: a broker holds " + file + "; stop the brokers before the import");
         }
         locks.add(lock);
     }

@@ -5,6 +5,7 @@ package io.krabka.remote.storage.tools;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.krabka.remote.storage.KrabkaRemoteLogMetadataManager;
@@ -213,6 +214,38 @@ public class ImportTopicBasedMetadataTest {
         assertTrue(again.out, again.out.contains("events: 0 imported, 10 already in the store, "
                 + "9 of deleted segments or partitions"));
         assertEquals(before, storeFiles());
+    }
+
+    @Test
+    public void putsTheStepsOfAnUnfinishedPartitionDeletionAndOnARerunOnlyTheLastAgain()
+            throws Exception {
+        RemoteLogSegmentMetadata segment = added(orders0, 0, 99);
+        List<RemoteLogMetadata> events = new ArrayList<>(lifecycle(segment, FINISHED));
+        events.add(new RemotePartitionDeleteMetadata(orders0,
+                RemotePartitionDeleteState.DELETE_PARTITION_MARKED, clock++, 1));
+        events.add(new RemotePartitionDeleteMetadata(orders0,
+                RemotePartitionDeleteState.DELETE_PARTITION_STARTED, clock++, 1));
+        MetadataLogFixture.writePartition(logDir, 0, events, 100, 2);
+
+        Run run = run("--metadata-partitions", "1");
+        assertEquals(run.err, 0, run.code);
+        assertTrue(run.out, run.out.contains("events: 4 imported, 0 already in the store"));
+        int records = storeFiles().size();
+
+        // The store is at DELETE_PARTITION_STARTED: MARKED is refused as a step it is past, and
+        // STARTED is put again as a harmless retry, one record.
+        Run again = run("--metadata-partitions", "1");
+        assertEquals(again.err, 0, again.code);
+        assertTrue(again.out, again.out.contains("events: 1 imported, 3 already in the store"));
+        assertEquals(records + 1, storeFiles().size());
+        try (KrabkaRemoteLogMetadataManager rlmm = manager()) {
+            assertEquals(segment.remoteLogSegmentId(),
+                    rlmm.remoteLogSegmentMetadata(orders0, 0, 5).orElseThrow().remoteLogSegmentId());
+            // A step backwards is refused: the store really holds STARTED.
+            assertThrows(Exception.class, () -> rlmm.putRemotePartitionDeleteMetadata(
+                    new RemotePartitionDeleteMetadata(orders0,
+                            RemotePartitionDeleteState.DELETE_PARTITION_MARKED, clock++, 1)).get());
+        }
     }
 
     @Test
