@@ -14,10 +14,10 @@ import java.nio.ByteBuffer;
  * Reads a partition's {@code .log} segment files with Kafka's own {@code FileRecords}, from the
  * kafka-clients jar of the broker the tool runs with.
  *
- * <p>Kafka 4.0 and 4.1 keep the record classes in {@code org.apache.kafka.common.record}; later
- * releases moved them to {@code org.apache.kafka.common.record.internal} with the same methods. So
- * they are looked up by name once, in whichever package the class path has, and called through
- * the methods of their interfaces ({@code RecordBatch}, {@code Record}).
+ * <p>Kafka 4.0 keeps the record classes in {@code org.apache.kafka.common.record}; 4.3 and 4.4 keep
+ * them in {@code org.apache.kafka.common.record.internal}, with the same methods. So they are looked
+ * up by name once, in whichever package the class path has, and called through the methods of
+ * their interfaces ({@code RecordBatch}, {@code Record}).
  */
 final class KafkaLogFiles {
     private static final String[] PACKAGES = {

@@ -17,6 +17,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
 import org.apache.kafka.server.log.remote.storage.RemoteLogMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
+import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate;
+import org.apache.kafka.server.log.remote.storage.RemotePartitionDeleteMetadata;
 
 /**
  * The partitions of Kafka's {@code __remote_log_metadata} topic as a stopped broker left them in
@@ -168,12 +171,20 @@ final class MetadataTopicLog {
             throw new ImportException(where + " has no value: not an event of "
                     + "TopicBasedRemoteLogMetadataManager");
         }
+        RemoteLogMetadata metadata;
         try {
-            return new Event(serde.deserialize(record.value), partition, record.offset);
+            metadata = serde.deserialize(record.value);
         } catch (RuntimeException e) {
             throw new ImportException(where + " does not decode as an event of "
                     + "TopicBasedRemoteLogMetadataManager: " + e, e);
         }
+        if (!(metadata instanceof RemoteLogSegmentMetadata
+                || metadata instanceof RemoteLogSegmentMetadataUpdate
+                || metadata instanceof RemotePartitionDeleteMetadata)) {
+            throw new ImportException(where + " holds a " + metadata.getClass().getName()
+                    + ", not a segment or partition-deletion event: the import knows no such event");
+        }
+        return new Event(metadata, partition, record.offset);
     }
 
     /** The last offset of the replica in {@code dir}, reading batch headers only. */

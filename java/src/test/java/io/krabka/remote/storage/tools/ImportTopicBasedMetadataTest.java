@@ -288,6 +288,20 @@ public class ImportTopicBasedMetadataTest {
     }
 
     @Test
+    public void stopsAtARecordThatIsNotAnEvent() throws Exception {
+        Path dir = MetadataLogFixture.writePartition(logDir, 0, lifecycle(added(orders0, 0, 99)), 100, 1);
+        byte[] notAnEvent = {0, 99, 0, 1, 2, 3};
+        Files.write(dir.resolve(String.format("%020d.log", 0)),
+                MetadataLogFixture.batchOfValues(1, Arrays.asList(notAnEvent)), StandardOpenOption.APPEND);
+
+        Run run = run("--metadata-partitions", "1");
+        assertEquals(run.out, ImportTopicBasedMetadata.EXIT_FAILED, run.code);
+        assertTrue(run.err, run.err.contains("__remote_log_metadata-0 offset 1 does not decode as an "
+                + "event of TopicBasedRemoteLogMetadataManager"));
+        assertTrue(storeFiles().isEmpty());
+    }
+
+    @Test
     public void stopsAtAnEventTheManagerRefusesNamingIt() throws Exception {
         RemoteLogSegmentMetadata a = added(orders0, 0, 99);
         RemoteLogSegmentMetadata neverAdded = added(orders0, 100, 199);

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
@@ -51,17 +52,26 @@ final class MetadataLogFixture {
 
     /** One record batch holding {@code events} from offset {@code baseOffset}. */
     static byte[] batch(long baseOffset, List<? extends RemoteLogMetadata> events) {
+        List<byte[]> values = new ArrayList<>();
+        for (RemoteLogMetadata event : events) {
+            values.add(SERDE.serialize(event));
+        }
+        return batchOfValues(baseOffset, values);
+    }
+
+    /** One record batch holding records with {@code values} from offset {@code baseOffset}. */
+    static byte[] batchOfValues(long baseOffset, List<byte[]> values) {
         ByteArrayOutputStream records = new ByteArrayOutputStream();
-        for (int i = 0; i < events.size(); i++) {
-            byte[] record = record(i, SERDE.serialize(events.get(i)));
+        for (int i = 0; i < values.size(); i++) {
+            byte[] record = record(i, values.get(i));
             records.write(record, 0, record.length);
         }
         byte[] body = records.toByteArray();
         long timestamp = 1_700_000_000_000L;
         // From attributes to the end: what the CRC covers.
         ByteBuffer covered = ByteBuffer.allocate(2 + 4 + 8 + 8 + 8 + 2 + 4 + 4 + body.length);
-        covered.putShort((short) 0).putInt(events.size() - 1).putLong(timestamp).putLong(timestamp)
-                .putLong(-1L).putShort((short) -1).putInt(-1).putInt(events.size()).put(body);
+        covered.putShort((short) 0).putInt(values.size() - 1).putLong(timestamp).putLong(timestamp)
+                .putLong(-1L).putShort((short) -1).putInt(-1).putInt(values.size()).put(body);
         CRC32C crc = new CRC32C();
         crc.update(covered.array());
         ByteBuffer batch = ByteBuffer.allocate(8 + 4 + 4 + 1 + 4 + covered.capacity());
