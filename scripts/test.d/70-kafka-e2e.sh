@@ -8,7 +8,10 @@
 #           metrics checked); s3-krabka-rlmm: SeaweedFS (S3) + our durable RLMM, its history in the
 #           bucket, with a restart; every single-node scenario ends with deleteRecords, retention and a
 #           topic deletion removing remote segments
-#   newest: filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a broker restart; Azurite (Azure
+#   newest: filesystem + Kafka's TopicBasedRemoteLogMetadataManager with a broker restart, then switched to
+#           our durable manager (__remote_log_metadata imported with
+#           io.krabka.remote.storage.tools.ImportTopicBasedMetadata, restarted, read back, deleteRecords,
+#           retention and topic deletion on our manager); Azurite (Azure
 #           Blob Storage, npm) + our in-memory RLMM; the two restart scenarios fs-topic-based and
 #           s3-krabka-rlmm also read the tier while the broker is down: krabka-tier export, and replay
 #           into a second cluster (tests/e2e/lib/tier-read.sh);
@@ -108,8 +111,11 @@ for kafka in newest oldest; do
   # tier-read (krabka-tier export and replay, broker stopped) on the newest only: it adds a cluster start.
   tier_read=no; [[ $kafka == newest && $rsm == krabka ]] && tier_read=yes
   # Kafka's topic-based manager with our storage manager: the newest here, the oldest in the worm scenario.
+  # import (switch to our durable manager: __remote_log_metadata imported, broker restarted on it) on the
+  # newest only, with our RSM.
+  import=no; [[ $kafka == newest && $rsm == krabka ]] && import=yes
   [[ $kafka == newest || $rsm != krabka ]] \
-    && scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read")
+    && scenarios+=("$kafka fs-topic-based tests/e2e/single-node.sh filesystem topic-based yes no $tier_read $import")
   [[ $s3 == yes ]] && scenarios+=("$kafka s3-krabka-rlmm tests/e2e/single-node.sh s3 krabka yes no $tier_read")
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka azure-krabka-memory tests/e2e/single-node.sh azure krabka-memory no")
   # Arguments of two-brokers.sh: tier, metadata manager, how the leader is lost.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One end-to-end scenario on a single-node KRaft cluster (combined broker + controller).
 #   tests/e2e/single-node.sh <name> <tier: filesystem|s3|azure> <rlmm: topic-based|krabka|krabka-memory>
-#                            <restart: yes|no> [<metrics: yes|no>] [<tier-read: yes|no>]
+#                            <restart: yes|no> [<metrics: yes|no>] [<tier-read: yes|no>] [<import: yes|no>]
 # Environment: E2E_KAFKA, E2E_RSM, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh).
 # Produces three topics (plain, zstd-compressed, transactional with aborts), waits until their closed
 # segments are tiered and deleted locally, reads every record back from offset 0 and checks ListOffsets;
@@ -15,10 +15,14 @@
 # own metrics (KIP-877); on 4.0 through the plugin's own JMX reporter.
 # With tier-read (and restart), while the broker is stopped, `krabka-tier export` and `replay` into a second
 # cluster must yield the committed records the consumers read (tests/e2e/lib/tier-read.sh).
+# With import (TopicBased RLMM, filesystem tier, our RSM, restart), the node then switches to our durable manager:
+# stopped, __remote_log_metadata imported with the import tool, its configuration rewritten, started, every record
+# read back (tests/e2e/lib/rlmm-import.sh); deleteRecords and retention then run on our manager.
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
 source "$(dirname "$0")/lib/tier-read.sh"
-name="$1" tier="$2" rlmm="$3" restart="$4" metrics="${5:-no}" tier_read="${6:-no}"
+source "$(dirname "$0")/lib/rlmm-import.sh"
+name="$1" tier="$2" rlmm="$3" restart="$4" metrics="${5:-no}" tier_read="${6:-no}" import="${7:-no}"
 
 e2e_setup_kafka
 e2e_select_plugin
@@ -39,6 +43,10 @@ case "$tier" in
   *) echo "tier must be filesystem, s3 or azure" >&2; exit 2 ;;
 esac
 e2e_log "scenario $name: Kafka $KAFKA_VERSION, RSM $E2E_RSM on $tier, RLMM $rlmm, restart $restart"
+if [[ $import == yes ]]; then
+  [[ $rlmm == topic-based && $tier == filesystem && $E2E_RSM == krabka && $restart == yes ]] \
+    || { echo "import=yes needs the topic-based RLMM, the filesystem tier, our RSM and restart=yes" >&2; exit 2; }
+fi
 
 metrics_fragment=() plugin_class=-
 if [[ $metrics == yes ]]; then
@@ -102,7 +110,12 @@ if [[ $restart == yes ]]; then
   e2e_client offsets,verify --bootstrap "$bootstrap" --topics "$topics"
 fi
 
-if [[ $rlmm == krabka ]]; then
+if [[ $import == yes ]]; then
+  # rlmm-topic-based.properties makes __remote_log_metadata with 3 partitions.
+  e2e_rlmm_import "$node" "$topics" 3
+fi
+
+if [[ $rlmm == krabka || $import == yes ]]; then
   # Our manager keeps metadata with the data: no __remote_log_metadata topic, records in the tier.
   e2e_client metadata-in-tier --bootstrap "$bootstrap" --topics "$topics" --tier "$tier_spec" "${s3[@]}"
 fi

@@ -54,6 +54,27 @@ with open(sys.argv[2], "a") as out:
 PY
 }
 
+# node_replace_fragment DIR OLD NEW  replaces, in DIR/server.properties, the lines node_config appended
+#   from the fragment file OLD (its "# --- from <name>" section) with the fragment file NEW (at the end).
+node_replace_fragment() {
+  local dir="$1" old="$2" new="$3"
+  python3 - "$dir/server.properties" "$(basename "$old")" <<'PY' || return 1
+import sys
+path, name = sys.argv[1], sys.argv[2]
+out, skipping, found = [], False, False
+for line in open(path).read().split("\n"):
+    if line.startswith("# --- from "):
+        skipping = line == f"# --- from {name}"
+        found = found or skipping
+    if not skipping:
+        out.append(line)
+if not found:
+    sys.exit(f"{path}: no section from {name}")
+open(path, "w").write("\n".join(out))
+PY
+  append_fragment "$new" "$dir/server.properties"
+}
+
 # node_config DIR NODE_ID ROLES QUORUM FRAGMENT...
 #   ROLES is broker,controller | controller | broker. QUORUM is the controller's host:port, or "self"
 #   for a node that is itself the (single) controller. Writes DIR/server.properties and DIR/port
