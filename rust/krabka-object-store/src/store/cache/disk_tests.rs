@@ -217,3 +217,29 @@ fn a_disk_tier_too_small_for_two_chunks_is_refused() {
     ));
     assert!(ChunkCache::new(with_disk(dir.path(), 2 * CHUNK)).is_ok());
 }
+
+#[test]
+fn a_chunk_file_removed_by_someone_else_is_fetched_and_written_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(with_disk(dir.path(), 64 * CHUNK));
+    let bytes = pattern(8 * CHUNK, 28);
+    f.put("a", bytes.clone());
+    f.read_chunks("a", &bytes, 0..8);
+    for (path, _) in f.chunk_files() {
+        fs::remove_file(path).unwrap();
+    }
+    // Chunks 0-3 are fetched again; 4-7 go from memory to disk.
+    let gets = f.gets();
+    f.read_chunks("a", &bytes, 0..4);
+    assert_eq!(f.gets(), gets + 4);
+    // Chunks 4-7 come back from disk, pushing 0-3 out to disk again.
+    f.read_chunks("a", &bytes, 4..8);
+    f.read_chunks("a", &bytes, 0..4);
+    assert_eq!(f.gets(), gets + 4);
+    let stats = f.cache.stats();
+    assert_eq!(
+        (stats.disk_hits, stats.disk_read_errors),
+        (8, 0),
+        "{stats:?}"
+    );
+}

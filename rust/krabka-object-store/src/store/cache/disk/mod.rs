@@ -146,11 +146,16 @@ impl DiskTier {
                 self.shared.counters.hits.fetch_add(1, Ordering::Relaxed);
                 Some(bytes)
             }
-            // Evicted meanwhile.
-            Err(err) if err.kind() == io::ErrorKind::NotFound => None,
             Err(err) => {
-                self.shared
-                    .failed(&self.shared.counters.read_errors, "read", &err);
+                // A file gone was evicted meanwhile, or removed by someone
+                // else: not a failure of the disk, but not held either.
+                if err.kind() != io::ErrorKind::NotFound {
+                    self.shared
+                        .failed(&self.shared.counters.read_errors, "read", &err);
+                }
+                // Dropped at once, and its file by the tier's thread after
+                // whatever it was asked before (so a write of the same
+                // chunk queued earlier cannot bring it back).
                 self.shared.lock().remove(&name);
                 self.send(Job::Remove(vec![name]));
                 None
