@@ -31,7 +31,8 @@ use {
     keys::{ConfigKey, Plugin},
     krabka_object_store::S3ServerSideEncryption,
     krabka_object_store::{
-        AzureCredentials, ObjectStoreConfigError, S3Credentials, Secret, store::cache::CacheConfig,
+        AzureCredentials, ObjectStoreConfigError, S3Credentials, Secret,
+        store::cache::{CacheConfig, DiskCacheConfig},
     },
     krabka_remote_storage::{AzureConfig, GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
     settings::Settings,
@@ -56,8 +57,8 @@ pub enum BackendConfig {
         /// `worm.allow.plain.on.archive`: the plain tier may start on a
         /// bucket that holds an archive.
         allow_plain_on_archive: bool,
-        /// The read cache's sizes (`fetch.cache.*`, `fetch.prefetch.chunks`);
-        /// `None` when `fetch.cache.size.bytes` is 0.
+        /// The read cache's sizes and disk tier (`fetch.cache.*`,
+        /// `fetch.prefetch.chunks`); `None` when `fetch.cache.size.bytes` is 0.
         read_cache: Option<CacheConfig>,
     },
 }
@@ -120,8 +121,9 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
 }
 
 /// The read cache of an object-store backend: `None` when
-/// `fetch.cache.size.bytes` is 0; sizes that do not fit together are
-/// refused, naming the cache size.
+/// `fetch.cache.size.bytes` is 0; its disk tier when
+/// `fetch.cache.disk.path` is set and `fetch.cache.disk.size.bytes` is not
+/// 0. Sizes that do not fit together are refused, naming the size at fault.
 fn read_cache(settings: &Settings<'_>) -> Result<Option<CacheConfig>, ConfigError> {
     let capacity_bytes: u64 = settings.integer(ConfigKey::FetchCacheSizeBytes)?;
     if capacity_bytes == 0 {
@@ -133,11 +135,27 @@ fn read_cache(settings: &Settings<'_>) -> Result<Option<CacheConfig>, ConfigErro
         prefetch_chunks: settings.integer(ConfigKey::FetchPrefetchChunks)?,
         ..CacheConfig::default()
     };
-    config.validated().map(Some).map_err(|_| {
+    config.clone().validated().map_err(|_| {
         ConfigError::refused(
             ConfigKey::FetchCacheSizeBytes,
             &capacity_bytes.to_string(),
             "0, or room for fetch.prefetch.chunks + 2 chunks of fetch.cache.chunk.size.bytes",
+        )
+    })?;
+    let disk_bytes: u64 = settings.integer(ConfigKey::FetchCacheDiskSizeBytes)?;
+    let disk = match settings.text(ConfigKey::FetchCacheDiskPath) {
+        Some(directory) if !directory.is_empty() && disk_bytes > 0 => Some(DiskCacheConfig {
+            directory: directory.into(),
+            size_bytes: disk_bytes,
+        }),
+        _ => None,
+    };
+    let config = CacheConfig { disk, ..config };
+    config.validated().map(Some).map_err(|_| {
+        ConfigError::refused(
+            ConfigKey::FetchCacheDiskSizeBytes,
+            &disk_bytes.to_string(),
+            "0, or room for 2 chunks of fetch.cache.chunk.size.bytes",
         )
     })
 }

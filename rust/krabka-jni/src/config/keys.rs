@@ -104,6 +104,10 @@ pub enum ConfigKey {
     FetchCacheChunkSizeBytes,
     /// `fetch.prefetch.chunks`.
     FetchPrefetchChunks,
+    /// `fetch.cache.disk.path`.
+    FetchCacheDiskPath,
+    /// `fetch.cache.disk.size.bytes`.
+    FetchCacheDiskSizeBytes,
     /// `worm.enabled`.
     WormEnabled,
     /// `worm.signing.key.path`.
@@ -278,6 +282,7 @@ const DEFAULT_READ_CACHE_BYTES: i64 = unsigned(cache::DEFAULT_CACHE_BYTES);
 const DEFAULT_READ_CACHE_CHUNK: i64 = unsigned(cache::DEFAULT_CHUNK_BYTES);
 const MIN_READ_CACHE_CHUNK: i64 = unsigned(cache::MIN_CHUNK_BYTES);
 const DEFAULT_READ_AHEAD_CHUNKS: i32 = int(cache::DEFAULT_PREFETCH_CHUNKS);
+const DEFAULT_READ_CACHE_DISK_BYTES: i64 = unsigned(cache::DEFAULT_DISK_CACHE_BYTES);
 
 /// `value` as a Java `long`; evaluated at compile time, so too large a
 /// default does not build.
@@ -330,7 +335,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 47] = [
+    pub const ALL: [Self; 49] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -367,6 +372,8 @@ impl ConfigKey {
         Self::FetchCacheSizeBytes,
         Self::FetchCacheChunkSizeBytes,
         Self::FetchPrefetchChunks,
+        Self::FetchCacheDiskPath,
+        Self::FetchCacheDiskSizeBytes,
         Self::WormEnabled,
         Self::WormSigningKeyPath,
         Self::WormKeyId,
@@ -475,7 +482,9 @@ impl ConfigKey {
             | Self::ConnectTimeoutMs => self.transfer_row(),
             Self::FetchCacheSizeBytes
             | Self::FetchCacheChunkSizeBytes
-            | Self::FetchPrefetchChunks => self.read_cache_row(),
+            | Self::FetchPrefetchChunks
+            | Self::FetchCacheDiskPath
+            | Self::FetchCacheDiskSizeBytes => self.read_cache_row(),
             Self::WormEnabled
             | Self::WormSigningKeyPath
             | Self::WormKeyId
@@ -783,6 +792,24 @@ impl ConfigKey {
                 Low,
                 "Chunks the read cache fetches ahead of a fetch that continues the previous one                  of its segment (it grows while the reader keeps up, to a sixteenth of the                  cache); 0 turns read-ahead off.",
             ),
+            Self::FetchCacheDiskPath => text(
+                Medium,
+                "Directory of the read cache's optional disk tier (off when unset): chunks \
+                 evicted from memory are kept there as files, within \
+                 fetch.cache.disk.size.bytes, and read back instead of fetched again. The cache \
+                 keeps its files in a subdirectory krabka-read-cache it empties of them at \
+                 start (nothing survives a restart); a disk that fails is only logged and \
+                 counted, never fails a fetch. Use a directory of its own on a local disk, one \
+                 per broker.",
+            ),
+            Self::FetchCacheDiskSizeBytes => long(
+                DEFAULT_READ_CACHE_DISK_BYTES,
+                Range { min: 0, max: None },
+                Low,
+                "Bytes of chunk files the read cache's disk tier holds at most (each file is \
+                 a chunk and a 4-byte checksum); 0 turns the disk tier off. With \
+                 fetch.cache.disk.path set it must hold two chunks.",
+            ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
         }
@@ -887,6 +914,8 @@ impl ConfigKey {
             Self::FetchCacheSizeBytes => "fetch.cache.size.bytes",
             Self::FetchCacheChunkSizeBytes => "fetch.cache.chunk.size.bytes",
             Self::FetchPrefetchChunks => "fetch.prefetch.chunks",
+            Self::FetchCacheDiskPath => "fetch.cache.disk.path",
+            Self::FetchCacheDiskSizeBytes => "fetch.cache.disk.size.bytes",
             Self::WormEnabled => "worm.enabled",
             Self::WormSigningKeyPath => "worm.signing.key.path",
             Self::WormKeyId => "worm.key.id",

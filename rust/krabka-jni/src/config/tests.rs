@@ -811,3 +811,61 @@ fn the_read_cache_takes_its_sizes_from_the_fetch_keys() {
         "{err}"
     );
 }
+
+#[test]
+fn the_read_cache_disk_tier_is_off_unless_a_path_is_set() {
+    use {
+        ConfigKey::{
+            FetchCacheChunkSizeBytes, FetchCacheDiskPath, FetchCacheDiskSizeBytes,
+            FetchCacheSizeBytes,
+        },
+        krabka_object_store::store::cache::{DEFAULT_DISK_CACHE_BYTES, DiskCacheConfig},
+    };
+    let disk = |entries: &[(ConfigKey, &str)]| match parse_backend(&with(&S3, entries)) {
+        Ok(BackendConfig::ObjectStore { read_cache, .. }) => Ok(read_cache.and_then(|c| c.disk)),
+        Ok(other) => panic!("not an object store: {other:?}"),
+        Err(err) => Err(err),
+    };
+    assert_eq!(disk(&[]).unwrap(), None);
+    assert_eq!(
+        disk(&[(FetchCacheDiskPath, "/var/cache/krabka")]).unwrap(),
+        Some(DiskCacheConfig {
+            directory: "/var/cache/krabka".into(),
+            size_bytes: DEFAULT_DISK_CACHE_BYTES,
+        })
+    );
+    assert_eq!(
+        disk(&[
+            (FetchCacheDiskPath, "/var/cache/krabka"),
+            (FetchCacheDiskSizeBytes, "0")
+        ])
+        .unwrap(),
+        None
+    );
+    // Without the memory tier there is no disk tier either.
+    assert_eq!(
+        disk(&[
+            (FetchCacheDiskPath, "/var/cache/krabka"),
+            (FetchCacheSizeBytes, "0")
+        ])
+        .unwrap(),
+        None
+    );
+    // Too small for two chunks: refused, naming the disk size.
+    let err = disk(&[
+        (FetchCacheDiskPath, "/var/cache/krabka"),
+        (FetchCacheChunkSizeBytes, "1048576"),
+        (FetchCacheDiskSizeBytes, "2097151"),
+    ])
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConfigError::Refused {
+                key: FetchCacheDiskSizeBytes,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}

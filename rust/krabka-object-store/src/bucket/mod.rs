@@ -8,7 +8,7 @@
 //! of the wrong shape — is refused with what was found.
 
 mod judge;
-mod sigv4;
+pub(crate) mod sigv4;
 mod versions;
 
 pub use versions::{

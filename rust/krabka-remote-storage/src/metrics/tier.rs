@@ -309,6 +309,41 @@ impl TierMetrics {
                 ),
                 cache.prefetch_unread_bytes as f64,
             ),
+            (
+                counter(
+                    "read-cache-disk-hits-total",
+                    "Chunks a fetch found on the read cache's disk tier instead of fetching them.",
+                ),
+                cache.disk_hits as f64,
+            ),
+            (
+                gauge(
+                    "read-cache-disk-bytes-held",
+                    "Bytes of chunk files the read cache's disk tier holds now.",
+                ),
+                cache.disk_bytes_held as f64,
+            ),
+            (
+                counter(
+                    "read-cache-disk-evictions-total",
+                    "Chunk files evicted to keep the read cache's disk tier within its size.",
+                ),
+                cache.disk_evictions as f64,
+            ),
+            (
+                counter(
+                    "read-cache-disk-write-errors-total",
+                    "Chunk files the disk tier could not write or remove (reads go on without them).",
+                ),
+                cache.disk_write_errors as f64,
+            ),
+            (
+                counter(
+                    "read-cache-disk-read-errors-total",
+                    "Chunk files found damaged or unreadable, dropped and fetched again.",
+                ),
+                cache.disk_read_errors as f64,
+            ),
         ]);
         out
     }

@@ -26,12 +26,14 @@ struct Held {
 }
 
 /// What an insertion pushed out.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(super) struct Evicted {
     /// Chunks evicted.
     pub(super) chunks: u64,
     /// Bytes of evicted chunks that no reader ever got.
     pub(super) unread_bytes: u64,
+    /// The evicted chunks, for a second tier.
+    pub(super) out: Vec<(ChunkKey, Bytes)>,
 }
 
 /// Chunks within a byte budget, least recently used evicted first.
@@ -96,6 +98,7 @@ impl Chunks {
                 if !out.served {
                     evicted.unread_bytes += out.bytes.len() as u64;
                 }
+                evicted.out.push((oldest, out.bytes));
             }
         }
         let tick = self.next_tick();
@@ -197,13 +200,9 @@ mod tests {
         chunks.insert(key(&a, 1), Bytes::from(vec![1; 10]), false);
         assert!(chunks.get(&key(&a, 1)).is_some());
         let evicted = chunks.insert(key(&a, 2), Bytes::from(vec![1; 20]), true);
-        assert_eq!(
-            evicted,
-            Evicted {
-                chunks: 2,
-                unread_bytes: 10
-            }
-        );
+        assert_eq!((evicted.chunks, evicted.unread_bytes), (2, 10));
+        let out: Vec<u64> = evicted.out.iter().map(|(key, _)| key.index).collect();
+        assert_eq!(out, [0, 1]);
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! How much the read cache holds and how far it reads ahead.
 
-use crate::store::error::{Result, StoreError};
+use {
+    crate::store::error::{Result, StoreError},
+    std::path::PathBuf,
+};
 
 /// Bytes the cache holds by default (256 MiB, shared by every partition a
 /// broker reads).
@@ -24,14 +27,30 @@ pub const DEFAULT_PREFETCH_IN_FLIGHT: usize = 32;
 /// broker's `fetch.max.bytes` default to 1 MiB).
 pub const DEFAULT_EXPECTED_FETCH_BYTES: u64 = 1024 * 1024;
 
+/// Bytes the disk tier holds by default when it is on (16 GiB of chunk
+/// files).
+pub const DEFAULT_DISK_CACHE_BYTES: u64 = 16 * 1024 * 1024 * 1024;
+
 /// The smallest chunk the cache accepts.
 pub const MIN_CHUNK_BYTES: u64 = 4 * 1024;
+
+/// The optional second tier of the read cache: chunk files in a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiskCacheConfig {
+    /// The directory; the cache keeps its files in a subdirectory of it
+    /// that it owns (`krabka-read-cache`), emptied of them when it starts.
+    pub directory: PathBuf,
+    /// Bytes of chunk files held at most (each file is its chunk and a
+    /// 4-byte checksum); at least two chunks.
+    pub size_bytes: u64,
+}
 
 /// The read cache's sizes.
 ///
 /// Memory: at most `capacity_bytes` of chunks are held, read-ahead
-/// included; a reader holds one chunk it shares with the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// included; a reader holds one chunk it shares with the cache. With a disk
+/// tier, up to a few chunks more wait to be written to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheConfig {
     /// Bytes of chunks held at most.
     pub capacity_bytes: u64,
@@ -47,6 +66,9 @@ pub struct CacheConfig {
     /// trip, not one per chunk; a stream that reads twice as much counts as
     /// sequential.
     pub expected_fetch_bytes: u64,
+    /// The disk tier, where chunks evicted from memory go; `None` (the
+    /// default) keeps the cache in memory only.
+    pub disk: Option<DiskCacheConfig>,
 }
 
 impl Default for CacheConfig {
@@ -57,13 +79,15 @@ impl Default for CacheConfig {
             prefetch_chunks: DEFAULT_PREFETCH_CHUNKS,
             prefetch_in_flight: DEFAULT_PREFETCH_IN_FLIGHT,
             expected_fetch_bytes: DEFAULT_EXPECTED_FETCH_BYTES,
+            disk: None,
         }
     }
 }
 
 impl CacheConfig {
     /// The configuration, checked: a chunk of at least [`MIN_CHUNK_BYTES`],
-    /// and room for a reader's chunk plus its read-ahead.
+    /// room for a reader's chunk plus its read-ahead, and a disk tier that
+    /// holds at least two chunks.
     ///
     /// # Errors
     /// [`StoreError::InvalidArgument`] naming the value that does not fit.
@@ -83,6 +107,14 @@ impl CacheConfig {
                  ({needed} bytes at {} bytes a chunk)",
                 self.capacity_bytes, self.prefetch_chunks, self.chunk_bytes
             )));
+        }
+        if let Some(disk) = &self.disk {
+            if disk.size_bytes < self.chunk_bytes.saturating_mul(2) {
+                return Err(StoreError::InvalidArgument(format!(
+                    "read cache disk tier of {} bytes cannot hold two chunks of {} bytes",
+                    disk.size_bytes, self.chunk_bytes
+                )));
+            }
         }
         Ok(self)
     }

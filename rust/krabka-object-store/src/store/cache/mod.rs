@@ -23,7 +23,11 @@
 //!   past the object's end. Random fetches read only the chunks they touch;
 //! - chunks are evicted least recently used first within
 //!   [`CacheConfig::capacity_bytes`]; read-ahead evicted unread is counted
-//!   ([`CacheStats::prefetch_unread_bytes`]).
+//!   ([`CacheStats::prefetch_unread_bytes`]);
+//! - with a disk tier ([`CacheConfig::disk`]), evicted chunks are written to
+//!   files and a chunk missing from memory is read from there before it is
+//!   fetched (see the `disk` module: bounded, emptied at start, keyed by
+//!   version, never failing a read).
 //!
 //! Segment objects are immutable (every copy has a new segment id), so an
 //! object's version and size are remembered once learned; an object
@@ -33,6 +37,9 @@
 
 mod chunks;
 mod config;
+mod disk;
+#[cfg(test)]
+mod disk_tests;
 mod flight;
 mod open;
 mod reader;
@@ -41,8 +48,9 @@ mod tests;
 
 pub use {
     config::{
-        CacheConfig, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_EXPECTED_FETCH_BYTES,
-        DEFAULT_PREFETCH_CHUNKS, DEFAULT_PREFETCH_IN_FLIGHT, MIN_CHUNK_BYTES,
+        CacheConfig, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_DISK_CACHE_BYTES,
+        DEFAULT_EXPECTED_FETCH_BYTES, DEFAULT_PREFETCH_CHUNKS, DEFAULT_PREFETCH_IN_FLIGHT,
+        DiskCacheConfig, MIN_CHUNK_BYTES,
     },
     open::open_cached,
     reader::CachedReader,
@@ -58,6 +66,7 @@ use {
     },
     bytes::Bytes,
     chunks::{ChunkKey, Chunks},
+    disk::DiskTier,
     flight::{Flight, owned_error},
     object_store::{GetOptions, GetRange, ObjectStore, path::Path},
     std::{
@@ -148,6 +157,28 @@ pub struct CacheStats {
     pub prefetched_bytes: u64,
     /// Bytes fetched ahead and evicted before any reader got them.
     pub prefetch_unread_bytes: u64,
+    /// Chunks a reader found on the disk tier (not counted in `hits` nor
+    /// `misses`).
+    pub disk_hits: u64,
+    /// Bytes of chunk files the disk tier holds now.
+    pub disk_bytes_held: u64,
+    /// Chunk files evicted to keep the disk tier within its budget.
+    pub disk_evictions: u64,
+    /// Failures to write (or clean up) the disk tier's files.
+    pub disk_write_errors: u64,
+    /// Chunk files found damaged or unreadable, dropped and fetched again.
+    pub disk_read_errors: u64,
+}
+
+/// Where a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A GET a reader waits for.
+    Reader,
+    /// A GET ahead of a reader.
+    ReadAhead,
+    /// The disk tier, for a reader.
+    Disk,
 }
 
 #[derive(Default)]
@@ -175,6 +206,7 @@ pub struct ChunkCache {
     state: Mutex<State>,
     counters: Counters,
     prefetching: AtomicUsize,
+    disk: Option<DiskTier>,
 }
 
 impl std::fmt::Debug for ChunkCache {
@@ -204,13 +236,27 @@ pub(crate) struct ChunkSource {
 impl ChunkCache {
     /// An empty cache.
     ///
+    /// With a disk tier, its directory is emptied of the cache's files by
+    /// the tier's own thread, before any chunk is written there.
+    ///
     /// # Errors
     /// [`StoreError::InvalidArgument`] for sizes that do not fit
-    /// ([`CacheConfig::validated`]).
+    /// ([`CacheConfig::validated`]), [`StoreError::Backend`] when the disk
+    /// tier's thread cannot start.
     pub fn new(config: CacheConfig) -> Result<Self> {
         let config = config.validated()?;
+        let disk = match &config.disk {
+            Some(disk) => Some(
+                DiskTier::start(&disk.directory, disk.size_bytes, config.chunk_bytes).map_err(
+                    |err| StoreError::Backend {
+                        message: "cannot start the read cache's disk tier".to_owned(),
+                        source: Some(Box::new(err)),
+                    },
+                )?,
+            ),
+            None => None,
+        };
         Ok(Self {
-            config,
             state: Mutex::new(State {
                 chunks: Chunks::new(config.capacity_bytes),
                 loading: HashMap::new(),
@@ -219,13 +265,15 @@ impl ChunkCache {
             }),
             counters: Counters::default(),
             prefetching: AtomicUsize::new(0),
+            disk,
+            config,
         })
     }
 
     /// The sizes it was made with.
     #[must_use]
-    pub fn config(&self) -> CacheConfig {
-        self.config
+    pub fn config(&self) -> &CacheConfig {
+        &self.config
     }
 
     /// What it has done so far.
@@ -233,6 +281,7 @@ impl ChunkCache {
     pub fn stats(&self) -> CacheStats {
         let count = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         let c = &self.counters;
+        let disk = self.disk.as_ref().map(DiskTier::stats).unwrap_or_default();
         CacheStats {
             hits: count(&c.hits),
             misses: count(&c.misses),
@@ -243,6 +292,11 @@ impl ChunkCache {
             bytes_fetched: count(&c.bytes_fetched),
             prefetched_bytes: count(&c.prefetched_bytes),
             prefetch_unread_bytes: count(&c.prefetch_unread_bytes),
+            disk_hits: disk.hits,
+            disk_bytes_held: disk.bytes_held,
+            disk_evictions: disk.evictions,
+            disk_write_errors: disk.write_errors,
+            disk_read_errors: disk.read_errors,
         }
     }
 
@@ -268,6 +322,9 @@ impl ChunkCache {
             .loading
             .retain(|chunk, _| !names.contains(chunk.object.key.as_str()));
         state.chunks.forget_keys(&names);
+        if let Some(disk) = &self.disk {
+            disk.forget(|object| names.contains(object.key.as_str()));
+        }
     }
 
     /// What is remembered of `object`.
@@ -315,6 +372,7 @@ impl ChunkCache {
         self.count_evicted(evicted);
     }
 
+    /// Counts what an insertion evicted and offers it to the disk tier.
     fn count_evicted(&self, evicted: chunks::Evicted) {
         self.counters
             .evictions
@@ -322,17 +380,23 @@ impl ChunkCache {
         self.counters
             .prefetch_unread_bytes
             .fetch_add(evicted.unread_bytes, Ordering::Relaxed);
+        if let Some(disk) = &self.disk {
+            for (key, bytes) in evicted.out {
+                disk.offer(key, bytes);
+            }
+        }
     }
 
-    /// Chunk `index` of the object `source` names: held, or fetched (once,
-    /// however many readers ask). Blocks the calling thread, which must not
-    /// be one of the store runtime's own.
+    /// Chunk `index` of the object `source` names: held in memory, read
+    /// from the disk tier, or fetched (once, however many readers ask).
+    /// Blocks the calling thread, which must not be one of the store
+    /// runtime's own.
     fn chunk(self: &Arc<Self>, source: &ChunkSource, index: u64) -> Result<Fetched> {
         let key = ChunkKey {
             object: Arc::clone(&source.info.id),
             index,
         };
-        let flight = {
+        let (flight, leads) = {
             let mut state = self.lock();
             if let Some(bytes) = state.chunks.get(&key) {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
@@ -341,21 +405,35 @@ impl ChunkCache {
                     waited: false,
                 });
             }
-            self.counters.misses.fetch_add(1, Ordering::Relaxed);
             match state.loading.get(&key) {
                 Some(flight) => {
+                    self.counters.misses.fetch_add(1, Ordering::Relaxed);
                     self.counters.joined.fetch_add(1, Ordering::Relaxed);
-                    Arc::clone(flight)
+                    (Arc::clone(flight), false)
                 }
                 None => {
                     let flight = Arc::new(Flight::default());
                     state.loading.insert(key.clone(), Arc::clone(&flight));
-                    drop(state);
-                    self.spawn_fetch(source, vec![(key.clone(), Arc::clone(&flight))], true);
-                    flight
+                    (flight, true)
                 }
             }
         };
+        if leads {
+            let len = source
+                .info
+                .size
+                .min((index + 1) * self.config.chunk_bytes)
+                .saturating_sub(index * self.config.chunk_bytes);
+            if let Some(bytes) = self.disk.as_ref().and_then(|disk| disk.read(&key, len)) {
+                self.complete(key, &flight, Ok(bytes.clone()), Origin::Disk);
+                return Ok(Fetched {
+                    bytes,
+                    waited: false,
+                });
+            }
+            self.counters.misses.fetch_add(1, Ordering::Relaxed);
+            self.spawn_fetch(source, vec![(key.clone(), Arc::clone(&flight))], true);
+        }
         match flight.wait() {
             Ok(bytes) => {
                 // Joined read-ahead: the chunk is served now.
@@ -370,7 +448,8 @@ impl ChunkCache {
     }
 
     /// Fetches chunks `indexes` of `source`'s object ahead of its reader:
-    /// those neither held nor in flight, consecutive ones up to
+    /// those neither held (in memory or on disk) nor in flight, consecutive
+    /// ones up to
     /// [`COALESCED_CHUNKS`] in one GET, while the cache-wide limit of GETs
     /// in flight allows.
     fn prefetch(self: &Arc<Self>, source: &ChunkSource, indexes: std::ops::RangeInclusive<u64>) {
@@ -380,6 +459,10 @@ impl ChunkCache {
                 object: Arc::clone(&source.info.id),
                 index,
             };
+            if self.disk.as_ref().is_some_and(|disk| disk.holds(&key)) {
+                self.start_run(source, &mut run);
+                continue;
+            }
             let mut state = self.lock();
             if state.chunks.contains(&key) || state.loading.contains_key(&key) {
                 drop(state);
@@ -458,18 +541,23 @@ impl ChunkCache {
                     }
                     Err(err) => Err(Arc::clone(err)),
                 };
-                cache.complete(key, &flight, piece, for_reader);
+                let origin = if for_reader {
+                    Origin::Reader
+                } else {
+                    Origin::ReadAhead
+                };
+                cache.complete(key, &flight, piece, origin);
             }
         });
     }
 
-    /// Records the outcome of the GET of chunk `key`.
+    /// Records the outcome of the load of chunk `key` from `origin`.
     fn complete(
         &self,
         key: ChunkKey,
         flight: &Arc<Flight>,
         outcome: flight::Outcome,
-        for_reader: bool,
+        origin: Origin,
     ) {
         let outcome = {
             let mut state = self.lock();
@@ -485,16 +573,19 @@ impl ChunkCache {
             match outcome {
                 Ok(bytes) => {
                     let len = bytes.len() as u64;
-                    self.counters
-                        .bytes_fetched
-                        .fetch_add(len, Ordering::Relaxed);
-                    if !for_reader {
+                    if origin != Origin::Disk {
+                        self.counters
+                            .bytes_fetched
+                            .fetch_add(len, Ordering::Relaxed);
+                    }
+                    if origin == Origin::ReadAhead {
                         self.counters
                             .prefetched_bytes
                             .fetch_add(len, Ordering::Relaxed);
                     }
                     if registered {
-                        let evicted = state.chunks.insert(key, bytes.clone(), for_reader);
+                        let served = origin != Origin::ReadAhead;
+                        let evicted = state.chunks.insert(key, bytes.clone(), served);
                         self.count_evicted(evicted);
                     }
                     Ok(bytes)
@@ -504,6 +595,9 @@ impl ChunkCache {
                     // at the next fetch.
                     state.objects.retain(|_, info| info.id != key.object);
                     state.chunks.forget_object(&key.object);
+                    if let Some(disk) = &self.disk {
+                        disk.forget(|object| *object == *key.object);
+                    }
                     Err(err)
                 }
             }

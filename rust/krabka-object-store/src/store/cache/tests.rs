@@ -17,12 +17,12 @@ use {
     },
 };
 
-const CHUNK: u64 = 4096;
+pub(super) const CHUNK: u64 = 4096;
 
 /// An in-memory store counting its GETs and the bytes they asked for;
 /// `fail` makes ranged GETs fail, `hold` makes them wait until released.
 #[derive(Debug, Default)]
-struct Counting {
+pub(super) struct Counting {
     inner: InMemory,
     gets: AtomicUsize,
     ranged_bytes: AtomicU64,
@@ -102,13 +102,13 @@ impl ObjectStore for Counting {
     }
 }
 
-struct Fixture {
-    runtime: Arc<StoreRuntime>,
-    store: Arc<Counting>,
-    cache: Arc<ChunkCache>,
+pub(super) struct Fixture {
+    pub(super) runtime: Arc<StoreRuntime>,
+    pub(super) store: Arc<Counting>,
+    pub(super) cache: Arc<ChunkCache>,
 }
 
-fn fixture(config: CacheConfig) -> Fixture {
+pub(super) fn fixture(config: CacheConfig) -> Fixture {
     Fixture {
         runtime: Arc::new(StoreRuntime::new(2).unwrap()),
         store: Arc::new(Counting::default()),
@@ -124,6 +124,7 @@ fn small(prefetch_chunks: usize) -> CacheConfig {
         prefetch_chunks,
         prefetch_in_flight: 8,
         expected_fetch_bytes: 2 * CHUNK,
+        disk: None,
     }
 }
 
@@ -137,14 +138,14 @@ fn on_demand() -> CacheConfig {
 }
 
 /// Bytes whose every position differs from its neighbours'.
-fn pattern(len: u64, seed: u8) -> Vec<u8> {
+pub(super) fn pattern(len: u64, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(7).wrapping_add(seed))
         .collect()
 }
 
 impl Fixture {
-    fn put(&self, key: &str, bytes: Vec<u8>) {
+    pub(super) fn put(&self, key: &str, bytes: Vec<u8>) {
         let store = Arc::clone(&self.store);
         let key = Path::from(key);
         self.runtime
@@ -172,7 +173,7 @@ impl Fixture {
     }
 
     /// Reads `len` bytes from `start` in one stream, then drops it.
-    fn read(&self, key: &str, start: u64, len: u64) -> Vec<u8> {
+    pub(super) fn read(&self, key: &str, start: u64, len: u64) -> Vec<u8> {
         let mut reader = self.open(key, start, None).unwrap();
         let mut out = vec![0; usize::try_from(len).unwrap()];
         reader.read_exact(&mut out).unwrap();
@@ -192,7 +193,7 @@ impl Fixture {
         panic!("read-ahead never settled");
     }
 
-    fn gets(&self) -> usize {
+    pub(super) fn gets(&self) -> usize {
         self.store.gets.load(Ordering::SeqCst)
     }
 }
@@ -305,6 +306,7 @@ fn the_cache_stays_within_its_budget_and_counts_evictions() {
         prefetch_chunks: 2,
         prefetch_in_flight: 4,
         expected_fetch_bytes: 2 * CHUNK,
+        disk: None,
     });
     let bytes = pattern(64 * CHUNK, 5);
     f.put("a", bytes.clone());

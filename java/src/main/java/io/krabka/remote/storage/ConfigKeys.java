@@ -129,6 +129,12 @@ public final class ConfigKeys {
     /** {@code fetch.prefetch.chunks}. */
     public static final String FETCH_PREFETCH_CHUNKS_CONFIG = "fetch.prefetch.chunks";
 
+    /** {@code fetch.cache.disk.path}. */
+    public static final String FETCH_CACHE_DISK_PATH_CONFIG = "fetch.cache.disk.path";
+
+    /** {@code fetch.cache.disk.size.bytes}. */
+    public static final String FETCH_CACHE_DISK_SIZE_BYTES_CONFIG = "fetch.cache.disk.size.bytes";
+
     /** {@code worm.enabled}. */
     public static final String WORM_ENABLED_CONFIG = "worm.enabled";
 
@@ -205,6 +211,8 @@ public final class ConfigKeys {
             FETCH_CACHE_SIZE_BYTES_CONFIG,
             FETCH_CACHE_CHUNK_SIZE_BYTES_CONFIG,
             FETCH_PREFETCH_CHUNKS_CONFIG,
+            FETCH_CACHE_DISK_PATH_CONFIG,
+            FETCH_CACHE_DISK_SIZE_BYTES_CONFIG,
             WORM_ENABLED_CONFIG,
             WORM_SIGNING_KEY_PATH_CONFIG,
             WORM_KEY_ID_CONFIG,
@@ -377,6 +385,19 @@ public final class ConfigKeys {
                         + "previous one                  of its segment (it grows while the "
                         + "reader keeps up, to a sixteenth of the                  cache); 0 "
                         + "turns read-ahead off.");
+        def.define(FETCH_CACHE_DISK_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Directory of the read cache's optional disk tier (off when unset): "
+                        + "chunks evicted from memory are kept there as files, within "
+                        + "fetch.cache.disk.size.bytes, and read back instead of fetched again. "
+                        + "The cache keeps its files in a subdirectory krabka-read-cache it "
+                        + "empties of them at start (nothing survives a restart); a disk that "
+                        + "fails is only logged and counted, never fails a fetch. Use a "
+                        + "directory of its own on a local disk, one per broker.");
+        def.define(FETCH_CACHE_DISK_SIZE_BYTES_CONFIG, Type.LONG, 17179869184L,
+                Range.atLeast(0L), Importance.LOW,
+                "Bytes of chunk files the read cache's disk tier holds at most (each "
+                        + "file is a chunk and a 4-byte checksum); 0 turns the disk tier off. "
+                        + "With fetch.cache.disk.path set it must hold two chunks.");
         def.define(WORM_ENABLED_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Write-once (WORM) archive mode of the s3 and gcs backends (see "
                         + "docs/worm.md): start-up refuses unless the bucket proves it is "
