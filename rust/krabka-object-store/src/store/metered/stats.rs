@@ -3,7 +3,10 @@
 use {
     crate::store::errors::{Failure, classify, gave_up_after_retries, throttled},
     std::{
-        sync::atomic::{AtomicU64, Ordering},
+        sync::{
+            Arc,
+            atomic::{AtomicI64, AtomicU64, Ordering},
+        },
         time::Duration,
     },
 };
@@ -192,6 +195,7 @@ struct OperationStats {
 pub struct RequestMetrics {
     operations: [OperationStats; Operation::ALL.len()],
     part_bytes: AtomicU64,
+    upload_bytes_in_flight: AtomicI64,
 }
 
 impl RequestMetrics {
@@ -226,9 +230,43 @@ impl RequestMetrics {
         self.part_bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
+    /// Bytes handed to the store for upload (single PUTs and multipart
+    /// parts) whose request has not ended yet.
+    #[must_use]
+    pub fn upload_bytes_in_flight(&self) -> i64 {
+        self.upload_bytes_in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Holds `bytes` in [`upload_bytes_in_flight`](Self::upload_bytes_in_flight)
+    /// until the returned guard is dropped.
+    pub(super) fn uploading(self: &Arc<Self>, bytes: u64) -> Uploading {
+        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+        self.upload_bytes_in_flight
+            .fetch_add(bytes, Ordering::Relaxed);
+        Uploading {
+            metrics: Arc::clone(self),
+            bytes,
+        }
+    }
+
     /// Bytes of the parts uploaded successfully.
     #[must_use]
     pub fn part_bytes(&self) -> u64 {
         self.part_bytes.load(Ordering::Relaxed)
+    }
+}
+
+/// Bytes of an upload request in flight, released when dropped (also when
+/// the request is cancelled).
+pub(super) struct Uploading {
+    metrics: Arc<RequestMetrics>,
+    bytes: i64,
+}
+
+impl Drop for Uploading {
+    fn drop(&mut self) {
+        self.metrics
+            .upload_bytes_in_flight
+            .fetch_sub(self.bytes, Ordering::Relaxed);
     }
 }

@@ -78,6 +78,7 @@ impl ObjectStore for MeteredObjectStore {
         payload: PutPayload,
         opts: PutOptions,
     ) -> Result<PutResult> {
+        let _uploading = self.metrics.uploading(payload.content_length() as u64);
         self.counted(Operation::Put, self.inner.put_opts(location, payload, opts))
             .await
     }
@@ -184,9 +185,11 @@ struct MeteredUpload {
 impl MultipartUpload for MeteredUpload {
     fn put_part(&mut self, data: PutPayload) -> UploadPart {
         let bytes = data.content_length() as u64;
+        let uploading = self.metrics.uploading(bytes);
         let part = self.inner.put_part(data);
         let metrics = Arc::clone(&self.metrics);
         async move {
+            let _uploading = uploading;
             let result = count(&metrics, Operation::PartUpload, part).await;
             if result.is_ok() {
                 metrics.add_part_bytes(bytes);

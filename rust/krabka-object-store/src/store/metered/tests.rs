@@ -85,6 +85,24 @@ fn multipart_parts_completion_and_aborts_are_counted() {
     assert_eq!(metrics.part_bytes(), 22);
     assert_eq!(metrics.count(Operation::MultipartComplete, Outcome::Ok), 1);
     assert_eq!(metrics.count(Operation::MultipartAbort, Outcome::Ok), 1);
+    assert_eq!(metrics.upload_bytes_in_flight(), 0);
+}
+
+#[test]
+fn upload_bytes_are_in_flight_until_their_request_ends() {
+    let (store, metrics) = metered();
+    runtime().block_on(async {
+        let mut upload = store.put_multipart(&Path::from("big")).await.unwrap();
+        let part = upload.put_part(PutPayload::from(vec![1u8; 10]));
+        let other = upload.put_part(PutPayload::from(vec![1u8; 4]));
+        assert_eq!(metrics.upload_bytes_in_flight(), 14);
+        part.await.unwrap();
+        assert_eq!(metrics.upload_bytes_in_flight(), 4);
+        // A part dropped unfinished (a cancelled copy) releases its bytes.
+        drop(other);
+        assert_eq!(metrics.upload_bytes_in_flight(), 0);
+        upload.abort().await.unwrap();
+    });
 }
 
 #[test]
