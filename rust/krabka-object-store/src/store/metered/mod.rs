@@ -15,7 +15,7 @@
 //!   response headers, not the end of the body; for a listing, to the end
 //!   of the listing or its first error, or until it is dropped);
 //! - a listing counts once however many pages it took, a batch delete once
-//!   per object.
+//!   per object (its latency: the time since the previous object's answer).
 
 mod stats;
 mod store;
