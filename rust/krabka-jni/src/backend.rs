@@ -5,6 +5,7 @@ use {
         config::{BackendConfig, MetadataConfig},
         copy::Copier,
         error::BridgeError,
+        metrics,
     },
     krabka_remote_storage::{
         CancellationToken, CustomMetadata, DeleteOutcome, InmemoryRemoteLogMetadataManager,
@@ -115,8 +116,15 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
                 .map_err(|err| RemoteStorageError::InvalidArgument(err.to_string()))?;
             let tier = S3RemoteStorage::on(handle);
             let read_cache = tier.store_handle().read_cache().cloned();
+            let requests = Arc::clone(tier.store_handle().request_metrics());
             let storage = match worm {
-                Some(worm) => Storage::new(tier.with_worm(worm).map_err(BridgeError::WormStartup)?),
+                Some(worm) => {
+                    let archive = tier.with_worm(worm).map_err(BridgeError::WormStartup)?;
+                    let commits = Arc::clone(archive.archiver().metrics());
+                    let storage = Storage::new(archive);
+                    storage.metrics().attach_archive(commits);
+                    storage
+                }
                 None if !allow_plain_on_archive && holds_archive(&tier) => {
                     return Err(BridgeError::PlainOnArchive);
                 }
@@ -125,6 +133,7 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
             if let Some(cache) = read_cache {
                 storage.metrics().attach_read_cache(cache);
             }
+            storage.metrics().attach_store_requests(requests);
             storage
         }
     }))
@@ -145,8 +154,9 @@ fn holds_archive(tier: &S3RemoteStorage) -> bool {
 }
 
 /// The metadata manager `config` describes: the durable one over its
-/// store, or the in-memory one (warning loudly about partitions it knows
-/// nothing of, as after a restart).
+/// store, counting into the process-wide [`metrics::METADATA`], or the
+/// in-memory one (warning loudly about partitions it knows nothing of, as
+/// after a restart).
 ///
 /// # Errors
 /// The store's error when no store can be built from the configuration.
@@ -155,7 +165,8 @@ pub fn open_metadata_manager(
 ) -> Result<Arc<dyn RemoteLogMetadataManager>, BridgeError> {
     Ok(match config {
         MetadataConfig::Store { store, settings } => Arc::new(
-            StoreRemoteLogMetadataManager::from_config(&store, settings)?,
+            StoreRemoteLogMetadataManager::from_config(&store, settings)?
+                .with_metrics(Arc::clone(&metrics::METADATA)),
         ),
         MetadataConfig::InMemory => {
             Arc::new(InmemoryRemoteLogMetadataManager::new().warning_on_unknown_partitions())

@@ -1,16 +1,27 @@
 //! The plugin's metrics as they cross JNI: the catalog (names, tags,
 //! meanings) once, then one snapshot of every value per read.
 //!
-//! The counting happens in the tiers ([`TierMetrics`]); this module only adds
-//! the native side's own gauges (live handles) and lays both out for
+//! The counting happens in the tiers ([`TierMetrics`]) and in the durable
+//! metadata managers ([`METADATA`], one per process); this module only adds
+//! the native side's own gauges (live handles) and lays them out for
 //! `io.krabka.remote.storage.PluginMetricsSet`, and renders the table of
 //! `docs/metrics.md` from the same catalog.
 
 use {
     crate::{backend::Storage, state},
-    krabka_remote_storage::metrics::{MetricDef, MetricKind, TierMetrics},
-    std::fmt::Write as _,
+    krabka_remote_storage::metrics::{MetadataMetrics, MetricDef, MetricKind, TierMetrics},
+    std::{
+        fmt::Write as _,
+        sync::{Arc, LazyLock},
+    },
 };
+
+/// What every durable metadata manager of the process wrote and read
+/// (`metadata-*`): the broker has one metadata manager, configured apart
+/// from the storage manager, and both live in this one library, so the
+/// storage manager's snapshot carries these process-wide values (0 with
+/// the in-memory manager).
+pub static METADATA: LazyLock<Arc<MetadataMetrics>> = LazyLock::new(Arc::default);
 
 /// Where the metrics reference lives, from the repository root.
 pub const DOCS_PATH: &str = "docs/metrics.md";
@@ -48,6 +59,7 @@ const fn native(name: &'static str, description: &'static str) -> MetricDef {
 #[must_use]
 pub fn catalog() -> Vec<MetricDef> {
     let mut defs = TierMetrics::catalog();
+    defs.extend(MetadataMetrics::catalog());
     defs.extend(NATIVE);
     defs
 }
@@ -61,6 +73,7 @@ pub fn snapshot(storage: &Storage) -> Vec<f64> {
         .into_iter()
         .map(|(_, value)| value)
         .collect();
+    values.extend(METADATA.snapshot().into_iter().map(|(_, value)| value));
     values.extend(
         [
             state::STORAGE_MANAGERS.len(),

@@ -66,6 +66,9 @@ pub(crate) struct Stats {
     /// PUTs of keys ending in `.0` fail with a 503 while `.1` > 0 (counting
     /// down).
     pub(crate) fail_puts: std::sync::Mutex<Option<(String, usize)>>,
+    /// The next PUT of a key ending in this suffix finds an object there
+    /// (another writer won the key); once.
+    pub(crate) collide_put: std::sync::Mutex<Option<String>>,
     /// Fired once a PUT of a key ending in `.0` succeeded.
     pub(crate) cancel_after_put:
         std::sync::Mutex<Option<(String, krabka_kafka::CancellationToken)>>,
@@ -182,6 +185,22 @@ impl ObjectStore for Instrumented {
         opts: PutOptions,
     ) -> object_store::Result<PutResult> {
         self.stats.requests.fetch_add(1, SeqCst);
+        let collides = {
+            let mut collide = self.stats.collide_put.lock().unwrap();
+            let hit = collide
+                .as_deref()
+                .is_some_and(|suffix| location.as_ref().ends_with(suffix));
+            if hit {
+                *collide = None;
+            }
+            hit
+        };
+        if collides {
+            return Err(object_store::Error::AlreadyExists {
+                path: location.to_string(),
+                source: "another writer created it first".into(),
+            });
+        }
         if self.stats.put_fails(location) {
             return Err(object_store::Error::Generic {
                 store: "test",

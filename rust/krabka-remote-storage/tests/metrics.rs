@@ -190,3 +190,35 @@ fn the_read_cache_is_reported_once_attached() {
         segment.log.len() as f64
     );
 }
+
+#[test]
+fn the_store_requests_are_reported_once_attached() {
+    use {
+        krabka_object_store::store::StoreHandle, krabka_remote_storage::S3RemoteStorage,
+        object_store::memory::InMemory, std::sync::Arc,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let handle = StoreHandle::new(Arc::new(InMemory::new()), None).unwrap();
+    let requests = Arc::clone(handle.request_metrics());
+    let storage = MeteredStorage::new(S3RemoteStorage::on(handle));
+    let metrics = storage.metrics().clone();
+    let partition = new_partition("orders", 0);
+    let segment = write_segment(&dir.path().join("local"), &SegmentSpec::seeded(4));
+    let meta = segment_metadata(&partition, 0, segment.log.len());
+    ok(storage.copy_log_segment_data(&meta, &segment.data), "copy");
+    // Not attached yet: the tier's snapshot shows none of them.
+    assert_eq!(value(&metrics, "object-store-put-total", Some("ok")), 0.0);
+    metrics.attach_store_requests(requests);
+    let puts = value(&metrics, "object-store-put-total", Some("ok"));
+    // The log and its indexes, one PUT each.
+    assert!(puts >= 4.0, "{puts}");
+    let read = read_all(ok(storage.fetch_log_segment(&meta, 0, None), "fetch"));
+    assert_eq!(read, segment.log);
+    assert!(value(&metrics, "object-store-get-total", Some("ok")) >= 1.0);
+    assert!(value(&metrics, "object-store-put-time-max", None) > 0.0);
+    assert_eq!(
+        value(&metrics, "object-store-put-total", Some("failed")),
+        0.0
+    );
+    assert_eq!(value(&metrics, "archive-seals-written-total", None), 0.0);
+}

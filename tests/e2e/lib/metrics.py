@@ -6,9 +6,12 @@ against what a scenario did, as seen in the filesystem tier (docs/metrics.md).
       copy_total = number of segment .log files in the tier, copy_bytes_total = their total size,
       no failed copy, fetches and fetched bytes > 0 (the scenario read back from the tier), one
       open storage manager; the series carry plugin_class=PLUGIN_CLASS (the broker's KIP-877
-      metrics) or no plugin_class at all for '-' (the plugin's own JMX reporter).
+      metrics) or no plugin_class at all for '-' (the plugin's own JMX reporter). Our durable metadata
+      manager (the scenario's) wrote at least two records per copied segment (copy started and
+      finished), loaded at least one partition and lost no write to a fence.
   metrics.py deletes URL BEFORE_SEGMENTS TIER_DIR
-      delete_total = BEFORE_SEGMENTS minus the .log files left in the tier.
+      delete_total = BEFORE_SEGMENTS minus the .log files left in the tier; the metadata manager wrote
+      at least two more records per deleted segment (delete started and finished).
 
 Polls for up to 30 s (the plugin answers reads from a snapshot at most one second old); prints what it
 saw and exits 1 on a mismatch.
@@ -70,6 +73,13 @@ def check_copies(series, tier, plugin_class):
                  'krabka_rsm_index_fetch_total'):
         if one(series, name) <= 0:
             problems.append(f'{name} = {one(series, name)}, expected > 0 after reading from the tier')
+    copies, records = len(sizes), one(series, 'krabka_rsm_metadata_records_written_total')
+    if records < 2 * copies:
+        problems.append(f'metadata_records_written_total = {records}, expected >= 2 per copied segment ({copies})')
+    if one(series, 'krabka_rsm_metadata_partition_loads_total') < 1:
+        problems.append('metadata_partition_loads_total = 0, expected >= 1')
+    if one(series, 'krabka_rsm_metadata_fenced_writes_total') != 0:
+        problems.append(f"metadata_fenced_writes_total = {one(series, 'krabka_rsm_metadata_fenced_writes_total')} on one broker")
     failed = sum(v for (n, _), v in series.items() if n == 'krabka_rsm_copy_failures_total')
     if failed != 0:
         problems.append(f'{failed} failed copies')
@@ -83,6 +93,10 @@ def check_deletes(series, before, tier):
     left = len(tier_logs(tier))
     got = one(series, 'krabka_rsm_delete_total')
     problems = [] if got == before - left else [f'delete_total = {got}, the tier lost {before - left} segments']
+    records = one(series, 'krabka_rsm_metadata_records_written_total')
+    want = 2 * one(series, 'krabka_rsm_copy_total') + 2 * got
+    if records < want:
+        problems.append(f'metadata_records_written_total = {records}, expected >= {want:g} (2 per copy and per delete)')
     return problems, f'{before} segments before, {left} left'
 
 

@@ -64,3 +64,41 @@ fn the_metrics_reference_is_up_to_date() {
         );
     }
 }
+
+#[test]
+fn the_durable_metadata_managers_count_into_every_snapshot() {
+    use {
+        crate::{backend::open_metadata_manager, config::MetadataConfig},
+        krabka_object_store::ObjectStoreConfig,
+        krabka_remote_storage::StoreRlmmConfig,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let storage = Storage::new(LocalTieredStorage::new(dir.path().join("tier")));
+    let defs = catalog();
+    let at = |values: &[f64], name: &str| values[defs.iter().position(|d| d.name == name).unwrap()];
+    let before = snapshot(&storage);
+    let manager = open_metadata_manager(MetadataConfig::Store {
+        store: Box::new(ObjectStoreConfig::Local {
+            root: dir.path().join("metadata"),
+        }),
+        settings: StoreRlmmConfig::default(),
+    })
+    .unwrap();
+    let metadata = crate::test_metadata::metadata();
+    manager
+        .add_remote_log_segment_metadata(metadata.clone())
+        .unwrap();
+    let after = snapshot(&storage);
+    // Other tests of this process may count too: at least this one's.
+    for name in [
+        "metadata-records-written-total",
+        "metadata-partition-loads-total",
+    ] {
+        assert!(
+            at(&after, name) >= at(&before, name) + 1.0,
+            "{name}: {} then {}",
+            at(&before, name),
+            at(&after, name)
+        );
+    }
+}

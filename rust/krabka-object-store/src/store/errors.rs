@@ -146,6 +146,25 @@ fn mentions(err: &ObjectStoreError, needle: &str) -> bool {
     false
 }
 
+/// Whether `err` is a throttling answer: HTTP 429 or 503, or S3's
+/// `SlowDown` (also sent in a 200 answer's body).
+pub fn throttled(err: &ObjectStoreError) -> bool {
+    let mut current: Option<&(dyn StdError + 'static)> = Some(err);
+    while let Some(error) = current {
+        if matches!(http_status(&error.to_string()), Some(429 | 503)) {
+            return true;
+        }
+        current = error.source();
+    }
+    mentions(err, "SlowDown")
+}
+
+/// Whether `object_store` retried the request that failed with `err`
+/// before giving up (its retry error says `after N retries` for N > 0).
+pub fn gave_up_after_retries(err: &ObjectStoreError) -> bool {
+    mentions(err, "retries, max_retries:")
+}
+
 /// Converts `err`, raised while doing `operation` on `resource`, into the
 /// crate's error.
 pub fn to_store_error(err: ObjectStoreError, operation: &str, resource: &str) -> StoreError {

@@ -5,6 +5,7 @@ use {
     super::{
         cache::{CacheConfig, ChunkCache},
         error::{Result, StoreError},
+        metered::{MeteredObjectStore, RequestMetrics},
         runtime::StoreRuntime,
         tuning::{CreateOnlyParts, Tuning},
     },
@@ -26,6 +27,7 @@ pub struct StoreHandle {
     runtime: Arc<StoreRuntime>,
     config: Option<ObjectStoreConfig>,
     read_cache: Option<Arc<ChunkCache>>,
+    requests: Arc<RequestMetrics>,
 }
 
 impl fmt::Debug for StoreHandle {
@@ -42,7 +44,8 @@ impl fmt::Debug for StoreHandle {
 impl StoreHandle {
     /// A handle over any object store, with default tuning. `prefix`
     /// (leading and trailing `/` trimmed, empty meaning none) is put before
-    /// every key.
+    /// every key. Every request made through the handle (and its clones) is
+    /// counted into its [`request_metrics`](Self::request_metrics).
     ///
     /// # Errors
     /// [`StoreError::InvalidArgument`] for a prefix that is not a valid key
@@ -59,13 +62,15 @@ impl StoreHandle {
                 Some(prefix.to_owned())
             }
         };
+        let requests = Arc::new(RequestMetrics::new());
         Ok(Self {
-            store,
+            store: Arc::new(MeteredObjectStore::new(store, Arc::clone(&requests))),
             prefix,
             tuning: Tuning::default(),
             runtime: Arc::new(StoreRuntime::new(RUNTIME_WORKERS)?),
             config: None,
             read_cache: None,
+            requests,
         })
     }
 
@@ -140,7 +145,15 @@ impl StoreHandle {
         self.read_cache.as_ref()
     }
 
-    /// The object store.
+    /// The requests made through this handle and its clones, by operation
+    /// and outcome.
+    #[must_use]
+    pub fn request_metrics(&self) -> &Arc<RequestMetrics> {
+        &self.requests
+    }
+
+    /// The object store (counting its requests into
+    /// [`request_metrics`](Self::request_metrics)).
     #[must_use]
     pub fn store(&self) -> &Arc<dyn ObjectStore> {
         &self.store

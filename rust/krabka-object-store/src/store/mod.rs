@@ -12,6 +12,8 @@
 //! - [`errors`]: classification of `object_store` failures into
 //!   [`StoreError`]s by what a caller does about them.
 //! - [`Tuning`]: part sizes, parts in flight and read-ahead.
+//! - [`metered`]: every request counted by operation and outcome, with its
+//!   latency ([`StoreHandle::request_metrics`]).
 //!
 //! Nothing here knows Kafka's SPI or the archive format: keys arrive as
 //! [`object_store::path::Path`]s, cancellation as a
@@ -23,6 +25,7 @@ mod error;
 pub mod errors;
 pub mod fetch;
 mod handle;
+pub mod metered;
 pub mod reader;
 mod runtime;
 mod tuning;

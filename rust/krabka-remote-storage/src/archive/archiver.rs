@@ -37,6 +37,7 @@
 use {
     super::tip::derive_tip,
     crate::{
+        metrics::ArchiveMetrics,
         segment_keys::SegmentKeys,
         store_bridge::{spi_error, store_token},
     },
@@ -113,6 +114,8 @@ pub struct WormArchiver {
     tuning: Tuning,
     /// Next chain position per partition directory.
     tips: Mutex<HashMap<String, CachedTip>>,
+    /// Seals, fence losses and manifests, counted.
+    metrics: Arc<ArchiveMetrics>,
 }
 
 /// A cached next chain position.
@@ -149,7 +152,15 @@ impl WormArchiver {
             trusted,
             tuning: Tuning::default(),
             tips: Mutex::new(HashMap::new()),
+            metrics: Arc::default(),
         }
+    }
+
+    /// What this archiver committed: seals written, fence losses,
+    /// manifests finished.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<ArchiveMetrics> {
+        &self.metrics
     }
 
     /// The same archiver also building on seals signed by the keys of
@@ -246,17 +257,21 @@ impl WormArchiver {
         let committed = create_only_put(&*self.store, &Path::from(seal.as_str()), bytes.clone(), &cancel)
             .await
             .map_err(|err| match err {
-                StoreError::AlreadyExists { source, .. } => RemoteStorageError::Retryable {
+                StoreError::AlreadyExists { source, .. } => {
+                    self.metrics.fence_lost();
+                    RemoteStorageError::Retryable {
                     message: format!(
                         "chain position {} of epoch {} in {dir} was taken by another writer; a retry continues the chain",
                         stamp.seq, stamp.epoch_id
                     ),
                     source,
-                },
+                }
+                }
                 other => spi_error(other),
             });
         let committed =
             self.record_outcome(&dir, &stamp, head, leader_epoch(metadata), committed)?;
+        self.metrics.seal_written();
         let manifest_path = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
         if let Err(err) = self.finish_commit(manifest_path.as_ref(), bytes).await {
             self.forget_tip(&dir);
@@ -354,7 +369,10 @@ impl WormArchiver {
         loop {
             attempt += 1;
             match create_only_put(&*self.store, &path, bytes.clone(), &never).await {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    self.metrics.manifest_written();
+                    return Ok(());
+                }
                 Err(StoreError::AlreadyExists { .. }) => {
                     return self.check_existing_manifest(&path, &bytes).await;
                 }

@@ -1,56 +1,10 @@
 //! The lock-free accumulators metrics are made of.
 
+pub use krabka_object_store::store::metered::TimeStat;
 use {
     crate::{ErrorClass, RemoteStorageError},
-    std::{
-        sync::atomic::{AtomicU64, Ordering},
-        time::Duration,
-    },
+    std::sync::atomic::{AtomicU64, Ordering},
 };
-
-/// Count, total and maximum of a duration, updated without a lock.
-#[derive(Debug, Default)]
-pub struct TimeStat {
-    count: AtomicU64,
-    total_nanos: AtomicU64,
-    max_nanos: AtomicU64,
-}
-
-impl TimeStat {
-    /// Records one duration.
-    pub fn record(&self, elapsed: Duration) {
-        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-        self.count.fetch_add(1, Ordering::Relaxed);
-        self.total_nanos.fetch_add(nanos, Ordering::Relaxed);
-        self.max_nanos.fetch_max(nanos, Ordering::Relaxed);
-    }
-
-    /// How many durations were recorded.
-    #[must_use]
-    pub fn count(&self) -> u64 {
-        self.count.load(Ordering::Relaxed)
-    }
-
-    /// The mean of the recorded durations in milliseconds, 0 when none.
-    #[must_use]
-    pub fn avg_ms(&self) -> f64 {
-        let count = self.count();
-        if count == 0 {
-            return 0.0;
-        }
-        nanos_to_ms(self.total_nanos.load(Ordering::Relaxed)) / count as f64
-    }
-
-    /// The longest recorded duration in milliseconds, 0 when none.
-    #[must_use]
-    pub fn max_ms(&self) -> f64 {
-        nanos_to_ms(self.max_nanos.load(Ordering::Relaxed))
-    }
-}
-
-fn nanos_to_ms(nanos: u64) -> f64 {
-    nanos as f64 / 1_000_000.0
-}
 
 /// The class a failed operation is counted under: the
 /// [`ErrorClass`] of its error, with cancellations apart (a cancelled copy is

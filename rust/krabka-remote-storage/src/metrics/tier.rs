@@ -1,8 +1,14 @@
 //! The metrics of one tier and their catalog.
 
 use {
-    super::stat::{FailureClass, Failures, TimeStat},
-    krabka_object_store::store::cache::{CacheStats, ChunkCache},
+    super::{
+        archive::ArchiveMetrics,
+        stat::{FailureClass, Failures, TimeStat},
+    },
+    krabka_object_store::store::{
+        cache::{CacheStats, ChunkCache},
+        metered::{Operation, Outcome, RequestMetrics},
+    },
     std::sync::{
         Arc, OnceLock,
         atomic::{AtomicI64, AtomicU64, Ordering},
@@ -67,9 +73,111 @@ pub struct TierMetrics {
     pub(super) deletes_retained: AtomicU64,
     pub(super) delete_failures: Failures,
     read_cache: OnceLock<Arc<ChunkCache>>,
+    requests: OnceLock<Arc<RequestMetrics>>,
+    archive: OnceLock<Arc<ArchiveMetrics>>,
 }
 
-fn counter(name: &'static str, description: &'static str) -> MetricDef {
+/// The metric names of one [`Operation`]: its count by outcome, its mean
+/// and maximum latency, and what it is.
+struct OperationNames {
+    operation: Operation,
+    total: &'static str,
+    avg: &'static str,
+    max: &'static str,
+    what: &'static str,
+}
+
+const fn names(
+    operation: Operation,
+    total: &'static str,
+    avg: &'static str,
+    max: &'static str,
+    what: &'static str,
+) -> OperationNames {
+    OperationNames {
+        operation,
+        total,
+        avg,
+        max,
+        what,
+    }
+}
+
+/// Every operation's names, in the order of [`Operation::ALL`].
+const OPERATIONS: [OperationNames; Operation::ALL.len()] = [
+    names(
+        Operation::Get,
+        "object-store-get-total",
+        "object-store-get-time-avg",
+        "object-store-get-time-max",
+        "GETs of whole objects or byte ranges (fetches, index reads, manifests, metadata records)",
+    ),
+    names(
+        Operation::Head,
+        "object-store-head-total",
+        "object-store-head-time-avg",
+        "object-store-head-time-max",
+        "HEADs (existence and size checks)",
+    ),
+    names(
+        Operation::Put,
+        "object-store-put-total",
+        "object-store-put-time-avg",
+        "object-store-put-time-max",
+        "single-request uploads (files below the multipart threshold, create-only records, seals)",
+    ),
+    names(
+        Operation::MultipartCreate,
+        "object-store-multipart-create-total",
+        "object-store-multipart-create-time-avg",
+        "object-store-multipart-create-time-max",
+        "multipart uploads started",
+    ),
+    names(
+        Operation::PartUpload,
+        "object-store-part-upload-total",
+        "object-store-part-upload-time-avg",
+        "object-store-part-upload-time-max",
+        "parts of multipart uploads",
+    ),
+    names(
+        Operation::MultipartComplete,
+        "object-store-multipart-complete-total",
+        "object-store-multipart-complete-time-avg",
+        "object-store-multipart-complete-time-max",
+        "multipart uploads completed",
+    ),
+    names(
+        Operation::MultipartAbort,
+        "object-store-multipart-abort-total",
+        "object-store-multipart-abort-time-avg",
+        "object-store-multipart-abort-time-max",
+        "multipart uploads aborted (a failed or cancelled copy; `ok` is an abort done, any other outcome an abort that failed and may leave parts behind)",
+    ),
+    names(
+        Operation::List,
+        "object-store-list-total",
+        "object-store-list-time-avg",
+        "object-store-list-time-max",
+        "listings (each counted once, however many pages)",
+    ),
+    names(
+        Operation::Delete,
+        "object-store-delete-total",
+        "object-store-delete-time-avg",
+        "object-store-delete-time-max",
+        "object deletes (one per object, batches included)",
+    ),
+    names(
+        Operation::Copy,
+        "object-store-copy-total",
+        "object-store-copy-time-avg",
+        "object-store-copy-time-max",
+        "server-side copies",
+    ),
+];
+
+pub(super) fn counter(name: &'static str, description: &'static str) -> MetricDef {
     MetricDef {
         name,
         tag: None,
@@ -78,7 +186,7 @@ fn counter(name: &'static str, description: &'static str) -> MetricDef {
     }
 }
 
-fn gauge(name: &'static str, description: &'static str) -> MetricDef {
+pub(super) fn gauge(name: &'static str, description: &'static str) -> MetricDef {
     MetricDef {
         name,
         tag: None,
@@ -106,6 +214,19 @@ impl TierMetrics {
     /// later calls are ignored. Without one those metrics stay 0.
     pub fn attach_read_cache(&self, cache: Arc<ChunkCache>) {
         let _ = self.read_cache.set(cache);
+    }
+
+    /// Reports the requests of the store the tier writes and reads through
+    /// (`object-store-*`); once, later calls are ignored. Without them
+    /// those metrics stay 0 (the filesystem tier).
+    pub fn attach_store_requests(&self, requests: Arc<RequestMetrics>) {
+        let _ = self.requests.set(requests);
+    }
+
+    /// Reports the write-once archive's commits (`archive-*`); once, later
+    /// calls are ignored. Without an archive those metrics stay 0.
+    pub fn attach_archive(&self, archive: Arc<ArchiveMetrics>) {
+        let _ = self.archive.set(archive);
     }
 
     /// Every metric with its current value, always in the order of
@@ -345,7 +466,84 @@ impl TierMetrics {
                 cache.disk_read_errors as f64,
             ),
         ]);
+        self.push_requests(&mut out);
+        self.push_archive(&mut out);
         out
+    }
+
+    fn push_requests(&self, out: &mut Vec<(MetricDef, f64)>) {
+        let requests = self.requests.get();
+        for names in &OPERATIONS {
+            let op = names.operation;
+            out.extend(Outcome::ALL.into_iter().map(|outcome| {
+                (
+                    MetricDef {
+                        name: names.total,
+                        tag: Some(("outcome", outcome.label())),
+                        kind: MetricKind::Counter,
+                        description: names.what,
+                    },
+                    requests.map_or(0.0, |r| r.count(op, outcome) as f64),
+                )
+            }));
+            out.extend([
+                (
+                    gauge(
+                        names.avg,
+                        "Mean latency of this operation's requests (every outcome), in milliseconds.",
+                    ),
+                    requests.map_or(0.0, |r| r.latency(op).avg_ms()),
+                ),
+                (
+                    gauge(
+                        names.max,
+                        "Longest request of this operation (every outcome), in milliseconds.",
+                    ),
+                    requests.map_or(0.0, |r| r.latency(op).max_ms()),
+                ),
+            ]);
+        }
+        out.push((
+            counter(
+                "object-store-part-upload-bytes-total",
+                "Bytes of the multipart parts uploaded successfully.",
+            ),
+            requests.map_or(0.0, |r| r.part_bytes() as f64),
+        ));
+        out.push((
+            gauge(
+                "object-store-upload-bytes-in-flight",
+                "Bytes of uploads (single PUTs and multipart parts) handed to the object store and not yet answered: the copy path's native buffers in flight.",
+            ),
+            requests.map_or(0.0, |r| r.upload_bytes_in_flight() as f64),
+        ));
+    }
+
+    fn push_archive(&self, out: &mut Vec<(MetricDef, f64)>) {
+        let archive = self.archive.get();
+        out.extend([
+            (
+                counter(
+                    "archive-seals-written-total",
+                    "Seals the write-once archive wrote create-only: copies committed to their partition's chain.",
+                ),
+                archive.map_or(0.0, |a| a.seals() as f64),
+            ),
+            (
+                counter(
+                    "archive-fence-losses-total",
+                    "Seal writes that found their chain position taken by another writer (the copy failed as retryable; its retry continues the chain).",
+                ),
+                archive.map_or(0.0, |a| a.fence_losses() as f64),
+            ),
+            (
+                counter(
+                    "archive-manifests-written-total",
+                    "Manifests written beside their segments (finishing a commit), including those a later copy wrote to repair one.",
+                ),
+                archive.map_or(0.0, |a| a.manifests() as f64),
+            ),
+        ]);
     }
 
     /// Every metric a snapshot holds, in snapshot order.

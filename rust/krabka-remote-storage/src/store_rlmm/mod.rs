@@ -77,14 +77,17 @@ mod tests;
 
 use {
     self::{history::History, partition::PartitionState},
-    crate::{cache::RemoteLogMetadataCache, store_bridge::spi_error},
+    crate::{cache::RemoteLogMetadataCache, metrics::MetadataMetrics, store_bridge::spi_error},
     krabka_ids::LeaderEpoch,
     krabka_kafka::{
         MetadataEvent, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata, RemoteStorageError, Result,
         TopicIdPartition,
     },
-    krabka_object_store::{ObjectStoreConfig, store::StoreHandle},
+    krabka_object_store::{
+        ObjectStoreConfig,
+        store::{StoreHandle, metered::RequestMetrics},
+    },
     std::{
         collections::{HashMap, HashSet},
         fmt,
@@ -161,6 +164,7 @@ pub struct StoreRemoteLogMetadataManager {
     config: StoreRlmmConfig,
     partitions: Arc<RwLock<HashMap<TopicIdPartition, Slot>>>,
     leaders: Arc<RwLock<HashSet<TopicIdPartition>>>,
+    metrics: Arc<MetadataMetrics>,
 }
 
 impl fmt::Debug for StoreRemoteLogMetadataManager {
@@ -182,7 +186,30 @@ impl StoreRemoteLogMetadataManager {
             config,
             partitions: Arc::default(),
             leaders: Arc::default(),
+            metrics: Arc::default(),
         }
+    }
+
+    /// The same manager counting its store traffic into `metrics` (shared
+    /// with other managers, for a process-wide view) instead of its own.
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: Arc<MetadataMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// What this manager wrote and read: records, fenced writes,
+    /// snapshots, partition loads.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<MetadataMetrics> {
+        &self.metrics
+    }
+
+    /// The requests this manager made of its store, by operation and
+    /// outcome.
+    #[must_use]
+    pub fn store_requests(&self) -> &Arc<RequestMetrics> {
+        self.store.request_metrics()
     }
 
     /// A manager over the store `store` describes.
@@ -220,7 +247,11 @@ impl StoreRemoteLogMetadataManager {
     ) -> Result<&'a mut PartitionState> {
         if slot.is_none() {
             let history = History::new(self.store.clone(), &self.config.root, partition.clone());
-            *slot = Some(PartitionState::load(history, self.config.snapshot_every)?);
+            *slot = Some(PartitionState::load(
+                history,
+                self.config.snapshot_every,
+                Arc::clone(&self.metrics),
+            )?);
         }
         slot.as_mut().ok_or_else(|| RemoteStorageError::Backend {
             message: format!("remote log metadata of {partition} is not loaded"),

@@ -6,12 +6,15 @@
 
 use {
     super::history::{History, Written},
-    crate::{cache::RemoteLogMetadataCache, dump::PartitionDump},
+    crate::{cache::RemoteLogMetadataCache, dump::PartitionDump, metrics::MetadataMetrics},
     krabka_kafka::{
         MetadataEvent, MetadataRecord, MetadataSnapshot, RemoteStorageError, Result,
         TopicIdPartition,
     },
-    std::time::{Duration, Instant},
+    std::{
+        sync::Arc,
+        time::{Duration, Instant},
+    },
 };
 
 /// A partition's cache and where it stands in the history.
@@ -30,6 +33,8 @@ pub(super) struct PartitionState {
     /// The cache holds an event that may not be in the history: the state
     /// must be dropped and loaded again.
     stale: bool,
+    /// Where the store traffic is counted.
+    metrics: Arc<MetadataMetrics>,
 }
 
 impl PartitionState {
@@ -41,7 +46,12 @@ impl PartitionState {
     /// # Errors
     /// The store's errors; [`RemoteStorageError::Corrupt`] for a snapshot or
     /// record that does not decode.
-    pub(super) fn load(history: History, snapshot_every: u64) -> Result<Self> {
+    pub(super) fn load(
+        history: History,
+        snapshot_every: u64,
+        metrics: Arc<MetadataMetrics>,
+    ) -> Result<Self> {
+        let started = Instant::now();
         let (cache, applied) = match history.latest_snapshot()? {
             Some(snapshot) => (
                 restore(snapshot.partition.clone(), snapshot.clone())?,
@@ -57,12 +67,14 @@ impl PartitionState {
             refreshed: Instant::now(),
             snapshot_every,
             stale: false,
+            metrics,
         };
         for record in state.history.read_listed_records(state.applied)? {
             state.apply_record(&record);
         }
         state.catch_up()?;
         state.snapshot_if_due();
+        state.metrics.partition_loaded(started.elapsed());
         Ok(state)
     }
 
@@ -97,6 +109,7 @@ impl PartitionState {
             self.apply_record(&record);
         }
         self.refreshed = Instant::now();
+        self.metrics.caught_up(self.applied - from);
         Ok(self.applied - from)
     }
 
@@ -144,13 +157,16 @@ impl PartitionState {
         };
         match self.history.write_record(&record)? {
             Written::Created => {
+                self.metrics.record_written();
                 self.applied = record.sequence;
                 self.stale = false;
                 self.snapshot_if_due();
                 Ok(())
             }
             Written::Lost => {
-                *self = Self::load(self.history.clone(), self.snapshot_every)?;
+                self.metrics.write_fenced();
+                let metrics = Arc::clone(&self.metrics);
+                *self = Self::load(self.history.clone(), self.snapshot_every, metrics)?;
                 Err(RemoteStorageError::Fenced {
                     partition: record.partition.to_string(),
                     sequence: record.sequence,
@@ -175,7 +191,10 @@ impl PartitionState {
             delete_state: dump.delete_state,
         };
         match self.history.write_snapshot(&snapshot) {
-            Ok(()) => self.snapshot_at = self.applied,
+            Ok(()) => {
+                self.metrics.snapshot_written();
+                self.snapshot_at = self.applied;
+            }
             Err(err) => tracing::warn!(
                 partition = %snapshot.partition,
                 through = snapshot.through,

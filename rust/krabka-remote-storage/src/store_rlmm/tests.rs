@@ -1,12 +1,16 @@
 use {
     super::*,
+    crate::metrics::MetadataMetrics,
     crate::{
         InmemoryRemoteLogMetadataManager, RemoteLogSegmentId, RemoteLogSegmentState,
         RemotePartitionDeleteState, test_metadata::SegmentMetadataBuilder,
     },
     RemoteLogSegmentState::*,
     futures_util::TryStreamExt,
-    krabka_object_store::ObjectStoreConfig,
+    krabka_object_store::{
+        ObjectStoreConfig,
+        store::metered::{Operation, Outcome},
+    },
     object_store::{ObjectStore, ObjectStoreExt, memory::InMemory, path::Path},
     uuid::Uuid,
 };
@@ -232,6 +236,18 @@ fn a_reader_replays_only_the_tail_after_the_newest_snapshot() {
     let keys = bucket.keys();
     let snapshots: Vec<_> = keys.iter().filter(|k| k.contains("/snapshot/")).collect();
     assert_eq!(snapshots.len(), 2, "{keys:?}");
+    let counted = leader.metrics();
+    assert_eq!(counted.records_written(), 10);
+    assert_eq!(counted.snapshots_written(), 2);
+    assert_eq!(counted.fenced_writes(), 0);
+    assert_eq!(counted.loads().count(), 1);
+    // Its own records are not read back: the load and any poll found
+    // nothing.
+    assert_eq!(counted.records_read(), 0);
+    assert!(counted.catch_ups() >= 1);
+    // Every record and snapshot is one create-only PUT of the store.
+    let requests = leader.store_requests();
+    assert_eq!(requests.count(Operation::Put, Outcome::Ok), 12);
     // Records the snapshots include are not read: without them the state
     // is the same.
     for key in keys.iter().filter(|k| k.contains("/log/")) {
@@ -239,8 +255,13 @@ fn a_reader_replays_only_the_tail_after_the_newest_snapshot() {
             bucket.delete(key);
         }
     }
-    let restarted = bucket.manager(config);
+    let shared = Arc::new(MetadataMetrics::new());
+    let restarted = bucket.manager(config).with_metrics(Arc::clone(&shared));
     assert_eq!(restarted.list_remote_log_segments(&tp(0)).unwrap().len(), 5);
+    // A load from the snapshot through 8, then records 9 and 10.
+    assert_eq!(shared.loads().count(), 1);
+    assert_eq!(shared.records_read(), 2);
+    assert_eq!(shared.records_written(), 0);
     assert_eq!(
         restarted
             .highest_offset_for_epoch(&tp(0), LeaderEpoch(0))
@@ -267,6 +288,15 @@ fn two_leaders_cannot_both_extend_a_history() {
     assert!(
         matches!(fenced, Err(RemoteStorageError::Fenced { sequence: 1, .. })),
         "{fenced:?}"
+    );
+    assert_eq!(b.metrics().fenced_writes(), 1);
+    assert_eq!(b.metrics().records_written(), 0);
+    // Loaded at leadership, then again after losing the race.
+    assert_eq!(b.metrics().loads().count(), 2);
+    assert_eq!(a.metrics().fenced_writes(), 0);
+    assert_eq!(
+        b.store_requests().count(Operation::Put, Outcome::Conflict),
+        1
     );
     assert_eq!(b.list_remote_log_segments(&tp(0)).unwrap().len(), 1);
     // The record B meant to write is nowhere.
@@ -335,6 +365,7 @@ fn a_follower_sees_the_leaders_writes_by_reading_through_and_polling() {
     leader
         .update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
         .unwrap();
+    let polls = follower.metrics().catch_ups();
     // A poll interval of zero: the next question reads the new records.
     assert_eq!(
         follower
@@ -342,6 +373,8 @@ fn a_follower_sees_the_leaders_writes_by_reading_through_and_polling() {
             .unwrap(),
         Some(99)
     );
+    assert!(follower.metrics().catch_ups() > polls);
+    assert_eq!(follower.metrics().records_read(), 2);
     // A follower that becomes leader continues the history.
     follower.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
     follower

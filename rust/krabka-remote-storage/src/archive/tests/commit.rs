@@ -104,13 +104,17 @@ fn verify(f: &Fixture) -> krabka_worm::ArchiveVerifyReport {
 #[test]
 fn a_failed_manifest_write_is_finished_by_the_next_copy_and_verifies_clean() {
     let f = worm_fixture(false);
+    let counted = Arc::clone(f.tier.archiver().metrics());
     let data = segment(f.dir.path(), &pattern(100, 1), false);
     f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    assert_eq!((counted.seals(), counted.manifests()), (1, 1));
     f.store.stats.fail_puts(MANIFEST_SUFFIX, usize::MAX);
     let err = f
         .tier
         .copy_log_segment_data(&metadata(2), &data)
         .unwrap_err();
+    // Sealed, but its manifest is not written.
+    assert_eq!((counted.seals(), counted.manifests()), (2, 1));
     assert_eq!(err.class(), ErrorClass::Retryable, "{err:?}");
     assert!(err.to_string().contains("committed"), "{err}");
     let seal = seal_key(&dir(&f), genesis(), ManifestSeq(1));
@@ -119,12 +123,34 @@ fn a_failed_manifest_write_is_finished_by_the_next_copy_and_verifies_clean() {
     // Kafka retries the copy under a new segment id.
     f.store.stats.fail_puts(MANIFEST_SUFFIX, 0);
     f.tier.copy_log_segment_data(&metadata(3), &data).unwrap();
+    // The repair and the copy's own manifest.
+    assert_eq!((counted.seals(), counted.manifests()), (3, 3));
+    assert_eq!(counted.fence_losses(), 0);
     assert_eq!(read_raw(&f, &manifest_key_of(&f, 2)), Some(sealed));
     assert_eq!(chain_of(&f, 3).seq, ManifestSeq(2));
     assert_eq!(chain_of(&f, 3).prev_head, head_of(&f, 2));
     let report = verify(&f);
     assert_eq!(report.outcome(), VerifyOutcome::Verified, "{report:?}");
     assert_eq!(report.all_findings().count(), 0, "{report:?}");
+}
+
+#[test]
+fn a_seal_position_taken_between_the_check_and_the_write_is_a_fence_loss() {
+    let f = worm_fixture(false);
+    let data = segment(f.dir.path(), &pattern(100, 1), false);
+    f.tier.copy_log_segment_data(&metadata(1), &data).unwrap();
+    *f.store.stats.collide_put.lock().unwrap() = Some(".seal".to_owned());
+    let err = f
+        .tier
+        .copy_log_segment_data(&metadata(2), &data)
+        .unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Retryable, "{err:?}");
+    let counted = f.tier.archiver().metrics();
+    assert_eq!(counted.fence_losses(), 1);
+    assert_eq!((counted.seals(), counted.manifests()), (1, 1));
+    // The retry continues the chain.
+    f.tier.copy_log_segment_data(&metadata(3), &data).unwrap();
+    assert_eq!(counted.seals(), 2);
 }
 
 #[test]

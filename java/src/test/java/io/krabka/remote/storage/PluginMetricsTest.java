@@ -100,6 +100,10 @@ public class PluginMetricsTest {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             assertEquals(0.0, ((Number) server.getAttribute(
                     objectName(",error-class=not-found"), "fetch-failures-total")).doubleValue(), 0.0);
+            // The filesystem tier makes no object-store request; the series exist, tagged.
+            assertEquals(0.0, ((Number) server.getAttribute(
+                    objectName(",outcome=ok"), "object-store-put-total")).doubleValue(), 0.0);
+            assertEquals(0.0, jmx("archive-seals-written-total"), 0.0);
         } finally {
             rsm.close();
         }

@@ -1,0 +1,165 @@
+//! What the durable remote log metadata manager did.
+
+use {
+    super::{
+        stat::TimeStat,
+        tier::{MetricDef, counter, gauge},
+    },
+    std::{
+        sync::atomic::{AtomicU64, Ordering},
+        time::Duration,
+    },
+};
+
+/// The durable metadata manager's store traffic, counted by
+/// [`StoreRemoteLogMetadataManager`](crate::StoreRemoteLogMetadataManager);
+/// read by [`MetadataMetrics::snapshot`]. Several managers may count into one (the JNI layer shares one per
+/// process).
+#[derive(Debug, Default)]
+pub struct MetadataMetrics {
+    records_written: AtomicU64,
+    fenced_writes: AtomicU64,
+    snapshots_written: AtomicU64,
+    loads: TimeStat,
+    catch_ups: AtomicU64,
+    records_read: AtomicU64,
+}
+
+impl MetadataMetrics {
+    /// New metrics, all zero.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub(crate) fn record_written(&self) {
+        self.records_written.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn write_fenced(&self) {
+        self.fenced_writes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn snapshot_written(&self) {
+        self.snapshots_written.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn partition_loaded(&self, elapsed: Duration) {
+        self.loads.record(elapsed);
+    }
+
+    pub(crate) fn caught_up(&self, records: u64) {
+        self.catch_ups.fetch_add(1, Ordering::Relaxed);
+        self.records_read.fetch_add(records, Ordering::Relaxed);
+    }
+
+    /// Records written create-only (one per metadata event).
+    #[must_use]
+    pub fn records_written(&self) -> u64 {
+        self.records_written.load(Ordering::Relaxed)
+    }
+
+    /// Record writes that lost their position to another writer.
+    #[must_use]
+    pub fn fenced_writes(&self) -> u64 {
+        self.fenced_writes.load(Ordering::Relaxed)
+    }
+
+    /// Snapshots written.
+    #[must_use]
+    pub fn snapshots_written(&self) -> u64 {
+        self.snapshots_written.load(Ordering::Relaxed)
+    }
+
+    /// Partition loads (snapshot and records read from the store).
+    #[must_use]
+    pub fn loads(&self) -> &TimeStat {
+        &self.loads
+    }
+
+    /// Reads of a history's tail (loads, polls of partitions this broker
+    /// does not lead, read-throughs after a miss or a refused event).
+    #[must_use]
+    pub fn catch_ups(&self) -> u64 {
+        self.catch_ups.load(Ordering::Relaxed)
+    }
+
+    /// Records those reads found and applied.
+    #[must_use]
+    pub fn records_read(&self) -> u64 {
+        self.records_read.load(Ordering::Relaxed)
+    }
+
+    /// Every metric with its current value, always in the same order.
+    #[must_use]
+    pub fn snapshot(&self) -> Vec<(MetricDef, f64)> {
+        vec![
+            (
+                counter(
+                    "metadata-records-written-total",
+                    "Remote log metadata records the durable metadata manager wrote create-only (one per event: a copy starts and finishes with one each, a delete with two).",
+                ),
+                self.records_written() as f64,
+            ),
+            (
+                counter(
+                    "metadata-fenced-writes-total",
+                    "Record writes that lost their position to another writer (the event failed as fenced; the partition was read again).",
+                ),
+                self.fenced_writes() as f64,
+            ),
+            (
+                counter(
+                    "metadata-snapshots-written-total",
+                    "Snapshots of a partition's metadata written (every `snapshot.every` records).",
+                ),
+                self.snapshots_written() as f64,
+            ),
+            (
+                counter(
+                    "metadata-partition-loads-total",
+                    "Partitions loaded from the store (newest snapshot, then the records after it).",
+                ),
+                self.loads.count() as f64,
+            ),
+            (
+                gauge(
+                    "metadata-partition-load-time-avg",
+                    "Mean time to load a partition's metadata, in milliseconds.",
+                ),
+                self.loads.avg_ms(),
+            ),
+            (
+                gauge(
+                    "metadata-partition-load-time-max",
+                    "Longest load of a partition's metadata, in milliseconds.",
+                ),
+                self.loads.max_ms(),
+            ),
+            (
+                counter(
+                    "metadata-catch-ups-total",
+                    "Reads of a partition's newest records: at load, polls of partitions this broker does not lead, and read-throughs after a miss.",
+                ),
+                self.catch_ups() as f64,
+            ),
+            (
+                counter(
+                    "metadata-records-read-total",
+                    "Records those reads found and applied (records this broker wrote itself are not read back).",
+                ),
+                self.records_read() as f64,
+            ),
+        ]
+    }
+
+    /// Every metric a snapshot holds, in snapshot order.
+    #[must_use]
+    pub fn catalog() -> Vec<MetricDef> {
+        Self::new()
+            .snapshot()
+            .into_iter()
+            .map(|(def, _)| def)
+            .collect()
+    }
+}
