@@ -48,6 +48,11 @@ impl MetadataMetrics {
         self.loads.record(elapsed);
     }
 
+    /// Records a load read together from a listing of the partition's tail.
+    pub(crate) fn listed_records_read(&self, records: u64) {
+        self.records_read.fetch_add(records, Ordering::Relaxed);
+    }
+
     pub(crate) fn caught_up(&self, records: u64) {
         self.catch_ups.fetch_add(1, Ordering::Relaxed);
         self.records_read.fetch_add(records, Ordering::Relaxed);

@@ -69,8 +69,12 @@ impl PartitionState {
             stale: false,
             metrics,
         };
-        for record in state.history.read_listed_records(state.applied)? {
-            state.apply_record(&record);
+        let listed = state.history.read_listed_records(state.applied)?;
+        state
+            .metrics
+            .listed_records_read(u64::try_from(listed.len()).unwrap_or(u64::MAX));
+        for record in &listed {
+            state.apply_record(record);
         }
         state.catch_up()?;
         state.snapshot_if_due();
