@@ -44,7 +44,7 @@ pub async fn open_cached(
     }
     let info = match cache.info(&object) {
         Some(info) => info,
-        None => match learn(&cache, &*store, &object, start).await? {
+        None => match learn(&cache, &*store, &object, &resource, start).await? {
             Some(info) => info,
             None => {
                 return open_range(runtime, store, object, resource, start, end, tuning).await;
@@ -77,20 +77,30 @@ pub async fn open_cached(
 }
 
 /// Reads the chunk of `object` holding `start` to learn its version and
-/// size, and holds that chunk. `None` when the first read fails or the
-/// store names no version: the caller reads uncached.
+/// size, and holds that chunk. `None` when the store names no version, or
+/// the first read fails other than transiently (a missing object, a range
+/// past the end): the caller reads uncached, which tells those apart. A
+/// transient failure (after the client's own retries) is returned as it is:
+/// reading again uncached would only repeat every retry.
 async fn learn(
     cache: &ChunkCache,
     store: &dyn ObjectStore,
     object: &ObjectAt,
+    resource: &str,
     start: u64,
 ) -> Result<Option<ObjectInfo>> {
     let chunk = cache.config().chunk_bytes;
     let index = start / chunk;
     let mut options = first_get_options(index * chunk..(index + 1) * chunk);
     options.version.clone_from(&object.version);
-    let Ok(first) = store.get_opts(&object.key, options).await else {
-        return Ok(None);
+    let first = match store.get_opts(&object.key, options).await {
+        Ok(first) => first,
+        Err(err) => {
+            return match to_store_error(err, "read of", resource) {
+                transient @ StoreError::Retryable { .. } => Err(transient),
+                _ => Ok(None),
+            };
+        }
     };
     let pin = pin_of(&first);
     let Some(id) = ObjectId::of(&object.key, &pin) else {
