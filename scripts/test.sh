@@ -6,6 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 only="${KRABKA_TEST_ONLY:-*}"
+# The suite builds dozens of test binaries that each link the whole dependency tree. Incremental
+# caches and full debug info made that 20 GB, and a CI disk filled up in stage 20: build without
+# incremental caches, with line tables only (backtraces keep file and line). Every stage (the Java
+# stage's cargo build too) inherits these, so no stage rebuilds what another built.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
+export CARGO_PROFILE_TEST_DEBUG="${CARGO_PROFILE_TEST_DEBUG:-line-tables-only}"
+# free_disk: the space left where the build writes, for the log (a full disk fails builds obscurely).
+free_disk() { df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' '; }
 started=$(date +%s)
 failed=()
 
@@ -28,7 +37,7 @@ for stage in scripts/test.d/*.sh; do
   name=$(basename "$stage")
   # shellcheck disable=SC2053
   [[ $name == $only ]] || continue
-  echo "=== stage $name"
+  echo "=== stage $name (disk free: $(free_disk))"
   stage_started=$(date +%s)
   if "$stage"; then
     echo "=== stage $name passed in $(( $(date +%s) - stage_started ))s"
@@ -46,7 +55,7 @@ if [[ -n $in_checkout ]]; then
     failed+=("clean work tree")
   fi
 fi
-echo "=== total $(( $(date +%s) - started ))s"
+echo "=== total $(( $(date +%s) - started ))s (disk free: $(free_disk))"
 if (( ${#failed[@]} )); then
   echo "FAILED stages: ${failed[*]}"
   exit 1
