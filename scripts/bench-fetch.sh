@@ -7,7 +7,9 @@
 #   random    as many 1 MiB fetches at pseudo-random positions
 #   stream    one fetch of the whole segment
 # Each round runs every case with and without latency, in alternating order; the figure is the median of the
-# per-round ratios "with latency / without", and for the cache, GETs and bytes fetched per byte served.
+# per-round ratios "with latency / without", and for the cache, GETs and bytes fetched per byte served; the
+# TCP connections the proxy accepted during the run with latency (median) and the reader's peak resident
+# memory (the highest of the rounds, with latency).
 #
 #   KRABKA_BENCH_MIB=256          segment size in MiB (one partition)
 #   KRABKA_BENCH_PARTITIONS=16    partitions of the concurrent catch-up
@@ -69,6 +71,8 @@ head -c $((part_mib * 1048576)) /dev/urandom > "$work/part.log"
 "$bench" copy "$work/one.log" 1000 1 "${direct[@]}"
 "$bench" copy "$work/part.log" 2000 "$partitions" "${direct[@]}"
 
+# accepted_connections: the TCP connections the latency proxy has accepted so far (it logs each one)
+accepted_connections() { grep -c 'Accepted client' "$work/toxiproxy.log" || true; }
 # field NAME: the value after "NAME": in the JSON line on stdin
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([0-9.a-z]*\).*/\1/p"; }
 median() {
@@ -79,13 +83,18 @@ median() {
 run_case() {
   local name=$1 workload=$2 file=$3 seed=$4 n=$5 cache=$6 round=$7 order fast_line slow_line
   if (( round % 2 )); then order="fast slow"; else order="slow fast"; fi
+  local accepted_before accepted_after
   for which in $order; do
     if [[ $which == fast ]]; then
       fast_line=$("$bench" read "$workload" "$file" "$seed" "$n" "$cache" "${direct[@]}")
     else
+      accepted_before=$(accepted_connections)
       slow_line=$("$bench" read "$workload" "$file" "$seed" "$n" "$cache" "${slow[@]}")
+      accepted_after=$(accepted_connections)
     fi
   done
+  echo $(( accepted_after - accepted_before )) >> "$work/$name.connections"
+  field peak_rss_kib <<< "$slow_line" >> "$work/$name.rss"
   local fast slow ratio
   fast=$(field mb_per_s <<< "$fast_line")
   slow=$(field mb_per_s <<< "$slow_line")
@@ -134,13 +143,14 @@ done
 echo
 echo "load at end: $(uptime)"
 echo
-echo "| case (median of $rounds rounds) | no latency | +${latency} ms | with / without latency | bytes fetched / served | GETs per MiB served |"
-echo "|---|---|---|---|---|---|"
+echo "| case (median of $rounds rounds) | no latency | +${latency} ms | with / without latency | bytes fetched / served | GETs per MiB served | connections opened | peak RSS |"
+echo "|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
   name=${c%% *}
   amp=-; gets=-
   [[ -s $work/$name.amplification ]] && amp=$(median "$work/$name.amplification")
   [[ -s $work/$name.gets ]] && gets=$(median "$work/$name.gets")
-  printf '| %s | %.0f MB/s | %.0f MB/s | %s | %s | %s |\n' "$name" "$(median "$work/$name.fast")" \
-    "$(median "$work/$name.slow")" "$(median "$work/$name.ratio")" "$amp" "$gets"
+  printf '| %s | %.0f MB/s | %.0f MB/s | %s | %s | %s | %s | %.0f MiB |\n' "$name" "$(median "$work/$name.fast")" \
+    "$(median "$work/$name.slow")" "$(median "$work/$name.ratio")" "$amp" "$gets" \
+    "$(median "$work/$name.connections")" "$(awk '{ print $1 / 1024 }' "$work/$name.rss" | sort -g | tail -1)"
 done

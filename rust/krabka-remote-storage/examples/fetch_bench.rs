@@ -15,8 +15,9 @@
 //! - `random`: as many fetches of 1 MiB at pseudo-random positions;
 //! - `stream`: one fetch of the whole segment, read to its end.
 //!
-//! It prints one JSON line: bytes served, seconds, MB/s and, with the
-//! cache, the GETs made and the bytes they fetched.
+//! It prints one JSON line: bytes served, seconds, MB/s, the process's peak
+//! resident memory and, with the cache, the GETs made and the bytes they
+//! fetched.
 
 mod support;
 
@@ -93,14 +94,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let (gets, fetched) = stats.map_or(("null".to_owned(), "null".to_owned()), |s| {
                 (s.gets.to_string(), s.bytes_fetched.to_string())
             });
+            let peak = peak_rss_kib().map_or("null".to_owned(), |kib| kib.to_string());
             println!(
-                "{{\"workload\":\"{workload}\",\"cache\":\"{cache}\",\"partitions\":{partitions},\"bytes\":{served},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1},\"gets\":{gets},\"bytes_fetched\":{fetched}}}",
+                "{{\"workload\":\"{workload}\",\"cache\":\"{cache}\",\"partitions\":{partitions},\"bytes\":{served},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1},\"gets\":{gets},\"bytes_fetched\":{fetched},\"peak_rss_kib\":{peak}}}",
                 served as f64 / 1e6 / seconds
             );
             Ok(())
         }
         _ => Err(usage().into()),
     }
+}
+
+/// The process's peak resident memory in KiB (`VmHWM`, Linux), if known.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The segment of partition `partition` of the run `seed`.

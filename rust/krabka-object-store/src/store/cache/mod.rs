@@ -64,10 +64,11 @@ use {
         fetch::ObjectAt,
         reader::Pin,
     },
-    bytes::Bytes,
+    bytes::{Bytes, BytesMut},
     chunks::{ChunkKey, Chunks},
     disk::DiskTier,
     flight::{Flight, owned_error},
+    futures_util::StreamExt,
     object_store::{GetOptions, GetRange, ObjectStore, path::Path},
     std::{
         collections::HashMap,
@@ -513,40 +514,36 @@ impl ChunkCache {
         let store = Arc::clone(&source.store);
         let path = source.key.clone();
         let pin = source.info.pin.clone();
+        let origin = if for_reader {
+            Origin::Reader
+        } else {
+            Origin::ReadAhead
+        };
         source.runtime.handle().spawn(async move {
-            let outcome = get_range(&*store, &path, &pin, range).await;
+            // Each chunk is handed over as soon as its bytes have arrived:
+            // a reader waiting for the first chunk of a long read-ahead GET
+            // does not wait for the whole GET.
+            let mut pending = run.into_iter();
+            let outcome = get_chunks(&*store, &path, &pin, range, chunk, |bytes| {
+                if let Some((key, flight)) = pending.next() {
+                    cache.complete(key, &flight, Ok(bytes), origin);
+                }
+            })
+            .await;
             if !for_reader {
                 cache.prefetching.fetch_sub(1, Ordering::AcqRel);
             }
             cache.counters.gets.fetch_add(1, Ordering::Relaxed);
-            let outcome = outcome.map_err(Arc::new);
-            for (offset, (key, flight)) in (0u64..).zip(run) {
-                let piece = match &outcome {
-                    Ok(bytes) => {
-                        let from = usize::try_from(offset * chunk).unwrap_or(usize::MAX);
-                        let to = usize::try_from((offset + 1) * chunk)
-                            .unwrap_or(usize::MAX)
-                            .min(bytes.len());
-                        if from < to {
-                            Ok(bytes.slice(from..to))
-                        } else {
-                            Err(Arc::new(StoreError::Retryable {
-                                message: format!(
-                                    "a ranged read of {path} ended before chunk {}",
-                                    key.index
-                                ),
-                                source: None,
-                            }))
-                        }
-                    }
-                    Err(err) => Err(Arc::clone(err)),
-                };
-                let origin = if for_reader {
-                    Origin::Reader
-                } else {
-                    Origin::ReadAhead
-                };
-                cache.complete(key, &flight, piece, origin);
+            let undelivered: Vec<_> = pending.collect();
+            if undelivered.is_empty() {
+                return;
+            }
+            let failure = Arc::new(outcome.err().unwrap_or_else(|| StoreError::Retryable {
+                message: format!("a ranged read of {path} returned fewer chunks than asked"),
+                source: None,
+            }));
+            for (key, flight) in undelivered {
+                cache.complete(key, &flight, Err(Arc::clone(&failure)), origin);
             }
         });
     }
@@ -606,31 +603,62 @@ impl ChunkCache {
     }
 }
 
-/// `range` of `key` at the version `pin` names, checked to be whole.
-async fn get_range(
+/// `range` of `key` at the version `pin` names, checked to be whole, handed
+/// to `deliver` in pieces of `chunk_bytes` (the last one shorter when the
+/// range ends within a chunk) as they arrive.
+///
+/// # Errors
+/// The GET's failure, or [`StoreError::Retryable`] when the store answered
+/// more or fewer bytes than the range; the pieces delivered before it are
+/// whole and of the pinned version.
+async fn get_chunks(
     store: &dyn ObjectStore,
     key: &Path,
     pin: &Pin,
     range: std::ops::Range<u64>,
-) -> Result<Bytes> {
+    chunk_bytes: u64,
+    mut deliver: impl FnMut(Bytes),
+) -> Result<()> {
     let wanted = range.end - range.start;
     let mut options = GetOptions {
         range: Some(GetRange::Bounded(range)),
         ..GetOptions::default()
     };
     pin.apply(&mut options);
-    let bytes = async { store.get_opts(key, options).await?.bytes().await }
+    let failed = |e| to_store_error(e, "ranged read of", key.as_ref());
+    let mut body = store
+        .get_opts(key, options)
         .await
-        .map_err(|e| to_store_error(e, "ranged read of", key.as_ref()))?;
-    if bytes.len() as u64 == wanted {
-        Ok(bytes)
-    } else {
-        Err(StoreError::Retryable {
-            message: format!(
-                "a ranged read of {key} returned {} of {wanted} bytes",
-                bytes.len()
-            ),
-            source: None,
-        })
+        .map_err(failed)?
+        .into_stream();
+    let chunk = usize::try_from(chunk_bytes).unwrap_or(usize::MAX);
+    let capacity = chunk.min(usize::try_from(wanted).unwrap_or(usize::MAX));
+    let mut current = BytesMut::with_capacity(capacity);
+    let mut received = 0u64;
+    while let Some(piece) = body.next().await {
+        let mut piece = piece.map_err(failed)?;
+        received += piece.len() as u64;
+        if received > wanted {
+            break;
+        }
+        while !piece.is_empty() {
+            let take = (chunk - current.len()).min(piece.len());
+            current.extend_from_slice(&piece.split_to(take));
+            if current.len() == chunk {
+                deliver(
+                    std::mem::replace(&mut current, BytesMut::with_capacity(capacity)).freeze(),
+                );
+            }
+        }
     }
+    if received != wanted {
+        return Err(StoreError::Retryable {
+            message: format!("a ranged read of {key} returned {received} of {wanted} bytes"),
+            source: None,
+        });
+    }
+    if !current.is_empty() {
+        deliver(current.freeze());
+    }
+    Ok(())
 }

@@ -7,8 +7,8 @@ use {
     async_trait::async_trait,
     futures_util::stream::BoxStream,
     object_store::{
-        CopyOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStoreExt,
-        PutMultipartOptions, PutOptions, PutPayload, PutResult, memory::InMemory,
+        CopyOptions, GetResult, GetResultPayload, ListResult, MultipartUpload, ObjectMeta,
+        ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, memory::InMemory,
     },
     std::{
         fmt,
@@ -20,7 +20,9 @@ use {
 pub(super) const CHUNK: u64 = 4096;
 
 /// An in-memory store counting its GETs and the bytes they asked for;
-/// `fail` makes ranged GETs fail, `hold` makes them wait until released.
+/// `fail` makes ranged GETs fail, `hold` makes them wait until released,
+/// `stall_body` makes a GET's body stop after its first [`CHUNK`] bytes
+/// until released.
 #[derive(Debug, Default)]
 pub(super) struct Counting {
     inner: InMemory,
@@ -28,6 +30,7 @@ pub(super) struct Counting {
     ranged_bytes: AtomicU64,
     fail: AtomicBool,
     hold: AtomicBool,
+    stall_body: Arc<AtomicBool>,
 }
 
 impl fmt::Display for Counting {
@@ -74,7 +77,35 @@ impl ObjectStore for Counting {
             self.ranged_bytes
                 .fetch_add(range.end - range.start, Ordering::SeqCst);
         }
-        self.inner.get_opts(location, options).await
+        let result = self.inner.get_opts(location, options).await?;
+        if !self.stall_body.load(Ordering::SeqCst) {
+            return Ok(result);
+        }
+        let (meta, range, attributes, extensions) = (
+            result.meta.clone(),
+            result.range.clone(),
+            result.attributes.clone(),
+            result.extensions.clone(),
+        );
+        let mut rest = result.bytes().await?;
+        let head = rest.split_to(rest.len().min(CHUNK as usize));
+        let stall = Arc::clone(&self.stall_body);
+        let rest = async move {
+            while stall.load(Ordering::SeqCst) {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            Ok(rest)
+        };
+        let body = futures_util::stream::once(async move { Ok(head) })
+            .chain(futures_util::stream::once(rest))
+            .boxed();
+        Ok(GetResult {
+            payload: GetResultPayload::Stream(body),
+            meta,
+            range,
+            attributes,
+            extensions,
+        })
     }
 
     fn delete_stream(
@@ -359,6 +390,47 @@ fn two_readers_of_one_chunk_make_one_request() {
     assert!(outs.windows(2).all(|w| w[0] == w[1]));
     assert_eq!(f.gets(), before + 1);
     assert_eq!(f.cache.stats().joined, 2);
+}
+
+#[test]
+fn a_chunk_is_served_as_soon_as_its_bytes_arrive_not_when_its_whole_get_ends() {
+    let f = fixture(CacheConfig {
+        expected_fetch_bytes: 8 * CHUNK,
+        ..small(8)
+    });
+    let bytes = pattern(32 * CHUNK, 8);
+    f.put("a", bytes.clone());
+    // Learn the object (its first chunk; chunks 1 to 7 are read ahead).
+    assert_eq!(f.read("a", 0, CHUNK), bytes[..CHUNK as usize]);
+    f.settle();
+    // From now on every GET's body stops after its first chunk. A fetch
+    // at chunk 8 gets it from its own GET, and chunks 9 to 15 from one
+    // GET whose body stops after chunk 9.
+    f.store.stall_body.store(true, Ordering::SeqCst);
+    let mut reader = f.open("a", 8 * CHUNK, None).unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let reading = std::thread::spawn(move || {
+        let mut out = vec![0; 2 * CHUNK as usize];
+        let outcome = reader.read_exact(&mut out).map(|()| out);
+        sender.send(outcome.is_ok()).unwrap();
+        (reader, outcome)
+    });
+    let served_while_stalled = receiver.recv_timeout(std::time::Duration::from_secs(20));
+    f.store.stall_body.store(false, Ordering::SeqCst);
+    let (mut reader, outcome) = reading.join().unwrap();
+    assert_eq!(
+        served_while_stalled,
+        Ok(true),
+        "chunk 9 waited for the rest of its GET"
+    );
+    assert_eq!(
+        outcome.unwrap(),
+        bytes[8 * CHUNK as usize..10 * CHUNK as usize]
+    );
+    // The rest of that GET arrives once the body goes on.
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+    assert_eq!(rest, bytes[10 * CHUNK as usize..]);
 }
 
 #[test]
