@@ -770,7 +770,10 @@ impl ConfigKey {
                 DEFAULT_READ_CACHE_BYTES,
                 Range { min: 0, max: None },
                 Medium,
-                "Native memory of the read cache of the s3, gcs and azure backends: segment bytes                  of remote fetches in aligned chunks, shared by every partition of the broker,                  with read-ahead for consumers catching up (see docs/object-store.md); 0 turns                  the cache off. It must hold fetch.prefetch.chunks + 2 chunks.",
+                "Native memory of the read cache of the s3, gcs and azure backends: segment bytes \
+                 of remote fetches in aligned chunks, shared by every partition of the broker, \
+                 with read-ahead for consumers catching up (see docs/object-store.md); 0 turns \
+                 the cache off. It must hold fetch.prefetch.chunks + 2 chunks.",
             ),
             Self::FetchCacheChunkSizeBytes => long(
                 DEFAULT_READ_CACHE_CHUNK,
@@ -790,7 +793,10 @@ impl ConfigKey {
                     },
                 },
                 Low,
-                "Chunks the read cache fetches ahead of a fetch that continues the previous one                  of its segment (it grows while the reader keeps up, to a sixteenth of the                  cache); 0 turns read-ahead off.",
+                "Chunks the read cache fetches ahead of a fetch that continues the previous one \
+                 of its segment; it grows while the reader keeps up, up to eight times this and \
+                 to a quarter of the cache shared among the partitions read sequentially at \
+                 once. 0 turns read-ahead off.",
             ),
             Self::FetchCacheDiskPath => text(
                 Medium,

@@ -19,8 +19,9 @@ pub const DEFAULT_CHUNK_BYTES: u64 = 512 * 1024;
 /// of latency at a few hundred MB/s).
 pub const DEFAULT_PREFETCH_CHUNKS: usize = 16;
 
-/// Read-ahead GETs in flight at once for the whole cache by default.
-pub const DEFAULT_PREFETCH_IN_FLIGHT: usize = 32;
+/// Read-ahead GETs in flight at once for the whole cache by default (each
+/// holds at most one partly received chunk in memory).
+pub const DEFAULT_PREFETCH_IN_FLIGHT: usize = 64;
 
 /// Bytes a fetch is expected to read by default: what a Kafka fetch reads
 /// from one stream before it closes it (`max.partition.fetch.bytes` and the

@@ -80,7 +80,7 @@ use {
 };
 
 /// Consecutive chunks read ahead in one GET at most.
-const COALESCED_CHUNKS: usize = 8;
+pub(super) const COALESCED_CHUNKS: usize = 8;
 
 /// Objects whose version and size are remembered, and whose last read
 /// position is, at most; beyond, the memory is cleared and relearned.
@@ -207,6 +207,9 @@ pub struct ChunkCache {
     state: Mutex<State>,
     counters: Counters,
     prefetching: AtomicUsize,
+    /// Readers open now that read sequentially: they share the cache's
+    /// room for read-ahead.
+    sequential_readers: AtomicUsize,
     disk: Option<DiskTier>,
 }
 
@@ -266,6 +269,7 @@ impl ChunkCache {
             }),
             counters: Counters::default(),
             prefetching: AtomicUsize::new(0),
+            sequential_readers: AtomicUsize::new(0),
             disk,
             config,
         })

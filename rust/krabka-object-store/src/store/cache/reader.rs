@@ -1,7 +1,7 @@
 //! The blocking reader of a ranged read through the cache.
 
 use {
-    super::{ChunkCache, ChunkSource, Pattern},
+    super::{COALESCED_CHUNKS, CacheConfig, ChunkCache, ChunkSource, Pattern},
     crate::store::{
         error::{StoreError, StoreErrorClass},
         reader::io_error,
@@ -9,7 +9,7 @@ use {
     bytes::Bytes,
     std::{
         io::{self, Read},
-        sync::Arc,
+        sync::{Arc, atomic::Ordering},
     },
 };
 
@@ -22,10 +22,12 @@ const SEQUENTIAL_AFTER_FETCHES: u64 = 2;
 /// catching up with it.
 const MAX_DEPTH_FACTOR: u64 = 8;
 
-/// Sequential readers whose read-ahead at its deepest fits in the cache at
-/// once: one reader reads ahead at most a sixteenth of the capacity (16 MiB
-/// of the default 256 MiB).
-const READERS_AT_FULL_DEPTH: u64 = 16;
+/// The share of the cache that read-ahead of all sequential readers may
+/// fill at its deepest: a reader alone reads ahead up to a quarter of the
+/// capacity (64 MiB of the default 256 MiB, capped by
+/// [`MAX_DEPTH_FACTOR`]), sixteen readers at once up to a sixty-fourth
+/// each, never below the configured depth.
+const READ_AHEAD_SHARE_DIVISOR: u64 = 4;
 
 /// A [`Read`] over `[start, end)` of one object version, chunk by chunk
 /// through the cache, fetching ahead once it reads sequentially.
@@ -44,6 +46,9 @@ pub struct CachedReader {
     depth: u64,
     loaded_any: bool,
     failed: Option<StoreErrorClass>,
+    /// Whether it counts in the cache's sequential readers (see
+    /// [`ChunkCache::sequential_readers`]).
+    counted: bool,
 }
 
 impl std::fmt::Debug for CachedReader {
@@ -68,9 +73,8 @@ impl CachedReader {
         continued: Option<Pattern>,
     ) -> Self {
         let configured = cache.config().prefetch_chunks as u64;
-        let depth = continued.map_or(configured, |pattern| pattern.depth.max(configured));
         let continues = continued.is_some();
-        Self {
+        let mut reader = Self {
             cache,
             source,
             position: start,
@@ -79,10 +83,33 @@ impl CachedReader {
             current: Bytes::new(),
             sequential: continues,
             ahead_to: None,
-            depth,
+            depth: configured,
             loaded_any: false,
             failed: None,
+            counted: false,
+        };
+        if let Some(pattern) = continued {
+            reader.become_sequential();
+            reader.depth = pattern.depth.clamp(configured, reader.max_depth());
         }
+        reader
+    }
+
+    /// Marks it sequential and counts it in the cache's sequential readers.
+    fn become_sequential(&mut self) {
+        self.sequential = true;
+        if !self.counted {
+            self.counted = true;
+            self.cache.sequential_readers.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// The deepest it may read ahead now: its share of the cache among the
+    /// sequential readers open at once, within [`MAX_DEPTH_FACTOR`] times
+    /// the configured depth and never below it.
+    fn max_depth(&self) -> u64 {
+        let readers = self.cache.sequential_readers.load(Ordering::Acquire);
+        max_read_ahead(self.cache.config(), readers)
     }
 
     /// Loads the chunk holding `position` into `current`.
@@ -103,9 +130,7 @@ impl CachedReader {
         let fetched = self.cache.chunk(&self.source, index)?;
         let bytes = fetched.bytes;
         if fetched.waited && self.sequential {
-            let max = (self.cache.config().prefetch_chunks as u64 * MAX_DEPTH_FACTOR)
-                .min(self.cache.config().capacity_bytes / chunk / READERS_AT_FULL_DEPTH);
-            self.depth = (self.depth * 2).min(max).max(self.depth);
+            self.depth = (self.depth * 2).min(self.max_depth()).max(self.depth);
         }
         let chunk_start = index * chunk;
         let from = usize::try_from(self.position - chunk_start).unwrap_or(usize::MAX);
@@ -127,7 +152,7 @@ impl CachedReader {
             && self.position - self.start
                 >= SEQUENTIAL_AFTER_FETCHES * self.cache.config().expected_fetch_bytes
         {
-            self.sequential = true;
+            self.become_sequential();
         }
         if self.sequential {
             self.read_ahead(index);
@@ -138,7 +163,8 @@ impl CachedReader {
     /// Fetches the chunks after `index` ahead, up to the configured depth
     /// and the end of the range.
     fn read_ahead(&mut self, index: u64) {
-        let depth = self.depth;
+        // More sequential readers may have opened since it grew.
+        let depth = self.depth.min(self.max_depth());
         if depth == 0 || self.end == 0 {
             return;
         }
@@ -147,13 +173,25 @@ impl CachedReader {
         let from = self
             .ahead_to
             .map_or(index + 1, |ahead| ahead.max(index) + 1);
-        // Topped up in batches of at least half the depth, so read-ahead
-        // GETs stay large (see `COALESCED_CHUNKS`), unless the end is near.
-        if from <= to && (to - from + 1 >= depth.div_ceil(2) || to == last) {
+        // Topped up in batches of a full read-ahead GET (or half the depth
+        // when that is less), so GETs stay large while most of the depth
+        // stays in flight, unless the end is near.
+        let batch = depth.div_ceil(2).min(COALESCED_CHUNKS as u64);
+        if from <= to && (to - from + 1 >= batch || to == last) {
             self.cache.prefetch(&self.source, from..=to);
             self.ahead_to = Some(to);
         }
     }
+}
+
+/// The deepest read-ahead, in chunks, of each of `readers` sequential
+/// readers open at once: their share of a quarter of the cache, within
+/// [`MAX_DEPTH_FACTOR`] times the configured depth and never below it.
+pub(super) fn max_read_ahead(config: &CacheConfig, readers: usize) -> u64 {
+    let configured = config.prefetch_chunks as u64;
+    let readers = readers.max(1) as u64;
+    let share = config.capacity_bytes / config.chunk_bytes / READ_AHEAD_SHARE_DIVISOR / readers;
+    share.min(configured * MAX_DEPTH_FACTOR).max(configured)
 }
 
 impl Read for CachedReader {
@@ -202,5 +240,8 @@ impl CachedReader {
 impl Drop for CachedReader {
     fn drop(&mut self) {
         self.note_position();
+        if self.counted {
+            self.cache.sequential_readers.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }

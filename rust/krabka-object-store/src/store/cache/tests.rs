@@ -434,6 +434,53 @@ fn a_chunk_is_served_as_soon_as_its_bytes_arrive_not_when_its_whole_get_ends() {
 }
 
 #[test]
+fn sequential_readers_share_the_room_for_read_ahead() {
+    use super::reader::max_read_ahead;
+    let config = CacheConfig::default();
+    let chunk = config.chunk_bytes;
+    let configured = config.prefetch_chunks as u64;
+    // Alone, a reader reads ahead up to a quarter of the cache (capped at
+    // eight times the configured depth).
+    let alone = max_read_ahead(&config, 1);
+    assert_eq!(alone * chunk, 64 * 1024 * 1024);
+    assert_eq!(max_read_ahead(&config, 0), alone);
+    // Together, their read-ahead stays within that quarter, but none goes
+    // below the configured depth.
+    for readers in [2, 4, 8, 16, 64] {
+        let each = max_read_ahead(&config, readers);
+        assert!(each >= configured, "{readers} readers: {each}");
+        assert!(
+            each == configured || each * chunk * readers as u64 <= config.capacity_bytes / 4,
+            "{readers} readers: {each}"
+        );
+    }
+    assert_eq!(max_read_ahead(&config, 16), configured);
+
+    // Readers count while they read sequentially, and no longer once
+    // closed.
+    let f = fixture(small(4));
+    f.put("a", pattern(40 * CHUNK, 9));
+    f.put("b", pattern(40 * CHUNK, 10));
+    f.read("a", 0, 2 * CHUNK);
+    f.read("b", 0, 2 * CHUNK);
+    let mut a = f.open("a", 2 * CHUNK, None).unwrap();
+    let mut b = f.open("b", 2 * CHUNK, None).unwrap();
+    assert_eq!(f.cache.sequential_readers.load(Ordering::SeqCst), 2);
+    let mut out = vec![0; CHUNK as usize];
+    a.read_exact(&mut out).unwrap();
+    b.read_exact(&mut out).unwrap();
+    drop(a);
+    assert_eq!(f.cache.sequential_readers.load(Ordering::SeqCst), 1);
+    drop(b);
+    assert_eq!(f.cache.sequential_readers.load(Ordering::SeqCst), 0);
+    // A random reader never counts.
+    let c = f.open("a", 30 * CHUNK, None).unwrap();
+    assert_eq!(f.cache.sequential_readers.load(Ordering::SeqCst), 0);
+    drop(c);
+    f.settle();
+}
+
+#[test]
 fn errors_are_not_cached() {
     let f = fixture(on_demand());
     let bytes = pattern(4 * CHUNK, 7);

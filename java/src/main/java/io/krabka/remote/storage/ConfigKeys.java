@@ -371,10 +371,9 @@ public final class ConfigKeys {
         def.define(FETCH_CACHE_SIZE_BYTES_CONFIG, Type.LONG, 268435456L,
                 Range.atLeast(0L), Importance.MEDIUM,
                 "Native memory of the read cache of the s3, gcs and azure backends: "
-                        + "segment bytes                  of remote fetches in aligned chunks, "
-                        + "shared by every partition of the broker,                  with "
-                        + "read-ahead for consumers catching up (see docs/object-store.md); 0 "
-                        + "turns                  the cache off. It must hold "
+                        + "segment bytes of remote fetches in aligned chunks, shared by every "
+                        + "partition of the broker, with read-ahead for consumers catching up "
+                        + "(see docs/object-store.md); 0 turns the cache off. It must hold "
                         + "fetch.prefetch.chunks + 2 chunks.");
         def.define(FETCH_CACHE_CHUNK_SIZE_BYTES_CONFIG, Type.LONG, 524288L,
                 Range.between(4096L, 67108864L), Importance.LOW,
@@ -382,9 +381,9 @@ public final class ConfigKeys {
         def.define(FETCH_PREFETCH_CHUNKS_CONFIG, Type.INT, 16,
                 Range.between(0, 1024), Importance.LOW,
                 "Chunks the read cache fetches ahead of a fetch that continues the "
-                        + "previous one                  of its segment (it grows while the "
-                        + "reader keeps up, to a sixteenth of the                  cache); 0 "
-                        + "turns read-ahead off.");
+                        + "previous one of its segment; it grows while the reader keeps up, up "
+                        + "to eight times this and to a quarter of the cache shared among the "
+                        + "partitions read sequentially at once. 0 turns read-ahead off.");
         def.define(FETCH_CACHE_DISK_PATH_CONFIG, Type.STRING, null, Importance.MEDIUM,
                 "Directory of the read cache's optional disk tier (off when unset): "
                         + "chunks evicted from memory are kept there as files, within "
