@@ -1,7 +1,7 @@
 //! Opening a ranged read through the cache.
 
 use {
-    super::{ChunkCache, ChunkSource, ObjectId, ObjectInfo, reader::CachedReader},
+    super::{ChunkCache, ChunkSource, ObjectId, ObjectInfo, Pattern, reader::CachedReader},
     crate::store::{
         StoreRuntime,
         error::{Result, StoreError},
@@ -62,9 +62,21 @@ pub async fn open_cached(
     }
     let end = end.map_or(info.size, |end| end.saturating_add(1).min(info.size));
     let chunk = cache.config().chunk_bytes;
+    // A fetch continuing the previous one of the object continues its
+    // read-ahead. So does a fetch of a whole segment from its start: a
+    // consumer catching up moves on from one segment to the next at
+    // position 0, and would otherwise wait a round trip for each of the
+    // segment's first chunks before read-ahead begins.
+    let reads_to_the_end = end == info.size;
     let continued = cache
         .last_pattern(&info.id)
-        .filter(|last| last.position.abs_diff(start) <= chunk);
+        .filter(|last| last.position.abs_diff(start) <= chunk)
+        .or_else(|| {
+            (start == 0 && reads_to_the_end).then(|| Pattern {
+                position: 0,
+                depth: cache.config().prefetch_chunks as u64,
+            })
+        });
     let source = ChunkSource {
         runtime,
         store,

@@ -481,6 +481,36 @@ fn sequential_readers_share_the_room_for_read_ahead() {
 }
 
 #[test]
+fn a_fetch_of_a_whole_object_from_its_start_reads_ahead_at_once() {
+    let f = fixture(small(4));
+    f.put("a", pattern(40 * CHUNK, 11));
+    f.put("b", pattern(40 * CHUNK, 12));
+    // The first fetch of a segment, as a consumer moving on from the
+    // previous one makes it: from 0, to the end.
+    f.read("a", 0, 2 * CHUNK);
+    f.settle();
+    let whole = f.cache.stats();
+    // Its expected two chunks, and read-ahead beyond them.
+    assert!(
+        whole.bytes_fetched >= 5 * CHUNK && whole.prefetched_bytes >= 3 * CHUNK,
+        "{whole:?}"
+    );
+    // A fetch from 0 with an end short of the object's does not.
+    let mut bounded = f.open("b", 0, Some(2 * CHUNK - 1)).unwrap();
+    let mut out = Vec::new();
+    bounded.read_to_end(&mut out).unwrap();
+    drop(bounded);
+    f.settle();
+    let after = f.cache.stats();
+    assert_eq!(out.len() as u64, 2 * CHUNK);
+    assert_eq!(
+        after.bytes_fetched - whole.bytes_fetched,
+        2 * CHUNK,
+        "{after:?}"
+    );
+}
+
+#[test]
 fn errors_are_not_cached() {
     let f = fixture(on_demand());
     let bytes = pattern(4 * CHUNK, 7);
