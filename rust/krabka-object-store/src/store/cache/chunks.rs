@@ -64,8 +64,25 @@ impl Chunks {
     }
 
     /// Whether `key` is held.
+    #[cfg(test)]
     pub(super) fn contains(&self, key: &ChunkKey) -> bool {
         self.held.contains_key(key)
+    }
+
+    /// Whether `key` is held; if so it is marked used (not served): a chunk
+    /// read-ahead finds held is about to be read, and must not be the next
+    /// one out. Without this a reader going through data as large as the
+    /// cache a second time finds the chunks read-ahead skipped evicted just
+    /// before it reaches them, and waits a round trip for each.
+    pub(super) fn touch(&mut self, key: &ChunkKey) -> bool {
+        let tick = self.next_tick();
+        let Some(held) = self.held.get_mut(key) else {
+            return false;
+        };
+        self.order.remove(&held.tick);
+        held.tick = tick;
+        self.order.insert(tick, key.clone());
+        true
     }
 
     /// The chunk `key`, marked used and served.
@@ -190,6 +207,25 @@ mod tests {
         assert!(!chunks.contains(&key(&a, 1)));
         assert!(chunks.contains(&key(&a, 0)));
         assert_eq!(chunks.bytes(), 30);
+    }
+
+    #[test]
+    fn a_touched_chunk_is_used_again_but_not_served() {
+        let a = object("a");
+        let mut chunks = Chunks::new(30);
+        for index in 0..3 {
+            chunks.insert(key(&a, index), Bytes::from(vec![1; 10]), false);
+        }
+        assert!(chunks.touch(&key(&a, 0)));
+        assert!(!chunks.touch(&key(&a, 9)));
+        // Chunk 1 is now the oldest; chunk 0, touched, stays.
+        let evicted = chunks.insert(key(&a, 3), Bytes::from(vec![1; 20]), true);
+        let out: Vec<u64> = evicted.out.iter().map(|(key, _)| key.index).collect();
+        assert_eq!(out, [1, 2]);
+        assert!(chunks.contains(&key(&a, 0)));
+        // Touching does not count as serving: evicted, it is waste.
+        let evicted = chunks.insert(key(&a, 4), Bytes::from(vec![1; 10]), true);
+        assert_eq!((evicted.chunks, evicted.unread_bytes), (1, 10));
     }
 
     #[test]

@@ -469,7 +469,7 @@ impl ChunkCache {
                 continue;
             }
             let mut state = self.lock();
-            if state.chunks.contains(&key) || state.loading.contains_key(&key) {
+            if state.chunks.touch(&key) || state.loading.contains_key(&key) {
                 drop(state);
                 self.start_run(source, &mut run);
                 continue;
