@@ -1,7 +1,7 @@
 //! `krabka-tier`: reads a tier without a broker.
 //!
 //! ```text
-//! krabka-tier list   (--local DIR | --s3-bucket B [--s3-endpoint URL] [--path-style] | --gcs-bucket B …)
+//! krabka-tier list   (--local DIR | --s3-bucket B [--s3-endpoint URL] [--path-style] [--s3-ca-certificates PEM] | --gcs-bucket B …)
 //!                    [--prefix P] [--json]
 //! krabka-tier export <source> [--prefix P] --topic T [--partition N] [--from-offset O] [--to-offset O]
 //!                    [--from-timestamp MS] [--to-timestamp MS] [--uncommitted] [--utf8]

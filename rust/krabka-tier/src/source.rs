@@ -27,6 +27,11 @@ pub struct Source {
     /// Path-style S3 requests.
     #[arg(long)]
     pub path_style: bool,
+    /// A PEM file of root certificates trusted besides the system's for TLS
+    /// to the S3 endpoint (a private CA, a TLS-inspecting proxy); the
+    /// plugin's `rsm.config.s3.tls.ca.certificates.path`.
+    #[arg(long, requires = "s3_bucket")]
+    pub s3_ca_certificates: Option<PathBuf>,
     /// GCS bucket (credentials from GOOGLE_APPLICATION_CREDENTIALS).
     #[arg(long, group = "tier")]
     pub gcs_bucket: Option<String>,
@@ -65,6 +70,28 @@ impl Source {
     /// A usage message when no tier is named, or an Azure container has no
     /// credentials in the environment.
     pub fn config(&self) -> Result<ObjectStoreConfig, String> {
+        // clap's `requires` does not hold for these flattened options: an
+        // option of another tier is refused here rather than ignored.
+        let stray = [
+            (
+                self.s3_bucket.is_none(),
+                self.s3_endpoint.is_some() || self.s3_ca_certificates.is_some(),
+                "--s3-endpoint and --s3-ca-certificates need --s3-bucket",
+            ),
+            (
+                self.gcs_bucket.is_none(),
+                self.gcs_endpoint.is_some() || self.gcs_no_auth,
+                "--gcs-endpoint and --gcs-no-auth need --gcs-bucket",
+            ),
+            (
+                self.azure_container.is_none(),
+                self.azure_account.is_some() || self.azure_endpoint.is_some(),
+                "--azure-account and --azure-endpoint need --azure-container",
+            ),
+        ];
+        if let Some((_, _, message)) = stray.iter().find(|(absent, given, _)| *absent && *given) {
+            return Err((*message).to_owned());
+        }
         if let Some(root) = &self.local {
             return Ok(ObjectStoreConfig::Local { root: root.clone() });
         }
@@ -72,6 +99,7 @@ impl Source {
             let mut s3 = S3Config::new(bucket.clone(), self.s3_region.clone());
             s3.endpoint.clone_from(&self.s3_endpoint);
             s3.path_style = self.path_style;
+            s3.tls_ca_certificates.clone_from(&self.s3_ca_certificates);
             s3.allow_http = self
                 .s3_endpoint
                 .as_deref()

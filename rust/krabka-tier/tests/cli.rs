@@ -222,3 +222,35 @@ fn list_tells_each_copys_last_offset_and_largest_timestamp() {
         "{out}"
     );
 }
+
+#[test]
+fn a_ca_certificates_file_that_cannot_be_used_is_named_in_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing-ca.pem");
+    let garbage = dir.path().join("garbage-ca.pem");
+    fs::write(&garbage, "not a certificate\n").unwrap();
+    for ca in [&missing, &garbage] {
+        let ca = ca.to_str().unwrap();
+        let (code, stdout, stderr) = run(&[
+            "list",
+            "--s3-bucket",
+            "tiered",
+            "--s3-endpoint",
+            "https://127.0.0.1:9",
+            "--s3-ca-certificates",
+            ca,
+        ]);
+        assert_ne!(code, 0, "{stdout}{stderr}");
+        assert!(stderr.contains(ca), "{stderr}");
+    }
+    // Without an S3 bucket the option is a usage error.
+    let (code, _, stderr) = run(&[
+        "list",
+        "--local",
+        dir.path().to_str().unwrap(),
+        "--s3-ca-certificates",
+        missing.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("--s3-bucket"), "{stderr}");
+}

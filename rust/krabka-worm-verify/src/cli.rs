@@ -36,6 +36,11 @@ struct Cli {
     /// Path-style S3 requests.
     #[arg(long)]
     path_style: bool,
+    /// A PEM file of root certificates trusted besides the system's for TLS
+    /// to the S3 endpoint (a private CA, a TLS-inspecting proxy); the
+    /// plugin's `rsm.config.s3.tls.ca.certificates.path`.
+    #[arg(long, requires = "s3_bucket")]
+    s3_ca_certificates: Option<PathBuf>,
     /// GCS bucket to read (credentials from GOOGLE_APPLICATION_CREDENTIALS).
     #[arg(long, group = "source")]
     gcs_bucket: Option<String>,
@@ -220,6 +225,7 @@ fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), UsageError> 
             .as_deref()
             .is_some_and(|e| e.starts_with("http://"));
         s3.path_style = cli.path_style;
+        s3.tls_ca_certificates.clone_from(&cli.s3_ca_certificates);
         ObjectStoreConfig::S3(s3)
     } else if let Some(bucket) = &cli.gcs_bucket {
         let mut gcs = GcsConfig::new(bucket);

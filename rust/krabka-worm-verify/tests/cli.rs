@@ -264,3 +264,29 @@ fn a_committed_but_unfinished_copy_is_a_notice() {
     );
     assert!(!stdout.contains("bucket: versioning"), "{stdout}");
 }
+
+#[test]
+fn a_ca_certificates_file_that_cannot_be_used_is_named_in_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing-ca.pem");
+    let garbage = dir.path().join("garbage-ca.pem");
+    std::fs::write(&garbage, "not a certificate\n").unwrap();
+    let key = public_hex();
+    for ca in [&missing, &garbage] {
+        let ca = ca.to_str().unwrap();
+        let (code, stdout, stderr) = run(&[
+            "--s3-bucket",
+            "archive",
+            "--s3-endpoint",
+            "https://127.0.0.1:9",
+            "--s3-ca-certificates",
+            ca,
+            "--key-id",
+            "k1",
+            "--public-key",
+            &key,
+        ]);
+        assert_eq!(code, 3, "{stdout}{stderr}");
+        assert!(stderr.contains(ca), "{stderr}");
+    }
+}
