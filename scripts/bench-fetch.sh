@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Remote reads at object-store latency (issue 12): reads through S3RemoteStorage from SeaweedFS on loopback,
-# directly and through a toxiproxy latency proxy (25 ms added to every answer), with the read cache (the
-# default) and without it (`nocache`, the read path before the cache). The figure with latency also pays
-# the proxy's own CPU (on 2 cores, at hundreds of MB/s, a large share); a second proxy adding 0 ms as the
-# baseline was tried and dropped: toxiproxy measured slower with 0 ms than with 25 ms for concurrent readers.
+# Remote reads at object-store latency (issue 12): reads through S3RemoteStorage from SeaweedFS on loopback
+# three ways: directly, through a toxiproxy proxy with no toxic (+0 ms), and through one that adds 25 ms to
+# every answer; with the read cache (the default) and without it (`nocache`, the read path before the cache).
+# The run through the latency proxy also pays the proxy's CPU, which on 2 cores at hundreds of MB/s is a
+# large share: the +0 ms proxy is the baseline that pays the same, so the ratio to it isolates the latency
+# (the ratio to the direct read is printed too). The CPU each process used per GB served and the machine's
+# busy and stolen CPU during each run show when a run is bound by CPU rather than by latency.
 # Workloads (examples/fetch_bench.rs):
 #   catchup   fetches of 1 MiB, each opened where the previous one stopped and closed, as a consumer
 #             catching up; on 1 partition and on KRABKA_BENCH_PARTITIONS partitions at once
 #   random    as many 1 MiB fetches at pseudo-random positions
 #   stream    one fetch of the whole segment
-# Each round runs every case with and without latency, in alternating order; the figure is the median of the
-# per-round ratios "with latency / without", and for the cache, GETs and bytes fetched per byte served; the
-# TCP connections the proxy accepted during the run with latency (median) and the reader's peak resident
-# memory (the highest of the rounds, with latency).
+# Each round runs every case the three ways, the order reversed every other round; the figures are medians
+# of the rounds (of the per-round ratios for the ratios); with the cache, GETs and bytes fetched per byte
+# served; the TCP connections the latency proxy accepted during its run (median) and the reader's peak
+# resident memory (the highest of the rounds, with latency).
 #
 #   KRABKA_BENCH_MIB=256          segment size in MiB (one partition)
 #   KRABKA_BENCH_PARTITIONS=16    partitions of the concurrent catch-up
@@ -56,11 +58,14 @@ trap cleanup EXIT
 start_servers seaweedfs
 api_port=$(free_port)
 proxy_port=$(free_port)
+plain_port=$(free_port)
 "$toxiproxy" -host 127.0.0.1 -port "$api_port" > "$work/toxiproxy.log" 2>&1 &
 toxi_pid=$!
 wait_http "http://127.0.0.1:$api_port/version" toxiproxy
 curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies" \
   -d "{\"name\":\"s3\",\"listen\":\"127.0.0.1:$proxy_port\",\"upstream\":\"${WEED_ENDPOINT#http://}\"}"
+curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies" \
+  -d "{\"name\":\"plain\",\"listen\":\"127.0.0.1:$plain_port\",\"upstream\":\"${WEED_ENDPOINT#http://}\"}"
 curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies/s3/toxics" \
   -d "{\"name\":\"latency\",\"type\":\"latency\",\"stream\":\"downstream\",\"attributes\":{\"latency\":$latency}}"
 
@@ -69,44 +74,83 @@ s3() { echo --endpoint "$1" --bucket test --access-key test --secret-key testtes
 direct=($(s3 "$WEED_ENDPOINT"))
 # shellcheck disable=SC2207
 slow=($(s3 "http://127.0.0.1:$proxy_port"))
-fast=("${direct[@]}")
+# shellcheck disable=SC2207
+plain=($(s3 "http://127.0.0.1:$plain_port"))
 head -c $((mib * 1048576)) /dev/urandom > "$work/one.log"
 head -c $((part_mib * 1048576)) /dev/urandom > "$work/part.log"
 "$bench" copy "$work/one.log" 1000 1 "${direct[@]}"
 "$bench" copy "$work/part.log" 2000 "$partitions" "${direct[@]}"
 
-# accepted_connections: the TCP connections the latency proxy has accepted so far (it logs each one)
-accepted_connections() { grep 'Accepted client' "$work/toxiproxy.log" | grep -c '"name":"s3"' || true; }
+# accepted_connections: the TCP connections the proxies have accepted so far (toxiproxy logs each one)
+accepted_connections() { grep -c 'Accepted client' "$work/toxiproxy.log" || true; }
 # field NAME: the value after "NAME": in the JSON line on stdin
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([0-9.a-z]*\).*/\1/p"; }
 median() {
   sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# case NAME WORKLOAD FILE SEED PARTITIONS CACHE: one round of NAME, with and without latency
-run_case() {
-  local name=$1 workload=$2 file=$3 seed=$4 n=$5 cache=$6 round=$7 order fast_line slow_line
-  if (( round % 2 )); then order="fast slow"; else order="slow fast"; fi
-  local accepted_before accepted_after
-  for which in $order; do
-    if [[ $which == fast ]]; then
-      fast_line=$("$bench" read "$workload" "$file" "$seed" "$n" "$cache" "${fast[@]}")
-    else
-      accepted_before=$(accepted_connections)
-      slow_line=$("$bench" read "$workload" "$file" "$seed" "$n" "$cache" "${slow[@]}")
-      accepted_after=$(accepted_connections)
-    fi
+# cpu_ticks PID...: user + system CPU time the processes have used so far, in ticks of 1/100 s
+cpu_ticks() {
+  local pid total=0 f
+  for pid in "$@"; do
+    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat")
+    total=$(( total + f[11] + f[12] ))
   done
-  echo $(( accepted_after - accepted_before )) >> "$work/$name.connections"
-  field peak_rss_kib <<< "$slow_line" >> "$work/$name.rss"
-  local fast slow ratio
-  fast=$(field mb_per_s <<< "$fast_line")
-  slow=$(field mb_per_s <<< "$slow_line")
+  echo "$total"
+}
+# machine_ticks: "busy steal all" ticks of the whole machine so far (/proc/stat)
+machine_ticks() { awk '/^cpu / { busy = $2 + $3 + $4 + $7 + $8; print busy, $9, busy + $5 + $6 + $9 }' /proc/stat; }
+# per_gb TICKS BYTES: CPU seconds per GB served
+per_gb() { awk -v t="$1" -v b="$2" 'BEGIN { printf "%.2f\n", t / 100 / (b / 1e9) }'; }
+
+# run_variant NAME VARIANT WORKLOAD FILE SEED PARTITIONS CACHE: one read through VARIANT (direct: to
+# SeaweedFS; plain: through the proxy with no toxic; slow: through the proxy adding the latency); prints
+# its JSON line and files its throughput and CPU figures under $work/NAME.VARIANT.*
+run_variant() {
+  local name=$1 variant=$2 workload=$3 file=$4 seed=$5 n=$6 cache=$7 line target
+  case $variant in
+    direct) target=("${direct[@]}") ;;
+    plain) target=("${plain[@]}") ;;
+    slow) target=("${slow[@]}") ;;
+  esac
+  local accepted_before weed_before proxy_before busy_before steal_before all_before
+  accepted_before=$(accepted_connections)
+  weed_before=$(cpu_ticks "${SERVER_PIDS[@]}")
+  proxy_before=$(cpu_ticks "$toxi_pid")
+  read -r busy_before steal_before all_before < <(machine_ticks)
+  line=$("$bench" read "$workload" "$file" "$seed" "$n" "$cache" "${target[@]}")
+  local busy steal all bytes prefix=$work/$name.$variant
+  read -r busy steal all < <(machine_ticks)
+  bytes=$(field bytes <<< "$line")
+  field mb_per_s <<< "$line" >> "$prefix.mbps"
+  field peak_rss_kib <<< "$line" >> "$prefix.rss"
+  echo $(( $(accepted_connections) - accepted_before )) >> "$prefix.connections"
+  awk -v c="$(field cpu_seconds <<< "$line")" -v b="$bytes" 'BEGIN { printf "%.2f\n", c / (b / 1e9) }' >> "$prefix.reader"
+  per_gb $(( $(cpu_ticks "${SERVER_PIDS[@]}") - weed_before )) "$bytes" >> "$prefix.weed"
+  per_gb $(( $(cpu_ticks "$toxi_pid") - proxy_before )) "$bytes" >> "$prefix.proxy"
+  awk -v b=$(( busy - busy_before )) -v a=$(( all - all_before )) 'BEGIN { printf "%.0f\n", 100 * b / a }' >> "$prefix.busy"
+  awk -v s=$(( steal - steal_before )) -v a=$(( all - all_before )) 'BEGIN { printf "%.0f\n", 100 * s / a }' >> "$prefix.steal"
+  echo "$line"
+}
+
+# run_case NAME WORKLOAD FILE SEED PARTITIONS CACHE ROUND: one round of NAME through each variant, the
+# order reversed every other round
+run_case() {
+  local name=$1 round=$7 order variant line slow_line
+  if (( round % 2 )); then order="direct plain slow"; else order="slow plain direct"; fi
+  for variant in $order; do
+    line=$(run_variant "$name" "$variant" "${@:2:5}")
+    [[ $variant == slow ]] && slow_line=$line
+  done
+  local fast plain slow ratio plain_ratio
+  fast=$(tail -1 "$work/$name.direct.mbps")
+  plain=$(tail -1 "$work/$name.plain.mbps")
+  slow=$(tail -1 "$work/$name.slow.mbps")
   ratio=$(awk -v s="$slow" -v f="$fast" 'BEGIN { printf "%.3f", s / f }')
-  echo "$fast" >> "$work/$name.fast"
-  echo "$slow" >> "$work/$name.slow"
+  plain_ratio=$(awk -v s="$slow" -v f="$plain" 'BEGIN { printf "%.3f", s / f }')
   echo "$ratio" >> "$work/$name.ratio"
-  if [[ $cache == cache ]]; then
+  echo "$plain_ratio" >> "$work/$name.plain-ratio"
+  if [[ $6 == cache ]]; then
     local bytes gets fetched
     bytes=$(field bytes <<< "$slow_line")
     gets=$(field gets <<< "$slow_line")
@@ -114,7 +158,8 @@ run_case() {
     awk -v f="$fetched" -v b="$bytes" 'BEGIN { printf "%.3f\n", f / b }' >> "$work/$name.amplification"
     awk -v g="$gets" -v b="$bytes" 'BEGIN { printf "%.3f\n", g / (b / 1048576) }' >> "$work/$name.gets"
   fi
-  printf '| %s | %s | %s | %.0f MB/s | %.0f MB/s | %s |\n' "$round" "$name" "${order/ /, }" "$fast" "$slow" "$ratio"
+  printf '| %s | %s | %s | %.0f MB/s | %.0f MB/s | %.0f MB/s | %s | %s |\n' "$round" "$name" "${order// /, }" \
+    "$fast" "$plain" "$slow" "$ratio" "$plain_ratio"
 }
 
 cases=(
@@ -136,8 +181,8 @@ echo
 echo "segment: $mib MiB; concurrent: $partitions x $part_mib MiB; latency +$latency ms; $rounds rounds; $(nproc) cores"
 echo "load at start: $(uptime)"
 echo
-echo "| round | case | order | no latency | +${latency} ms | ratio |"
-echo "|---|---|---|---|---|---|"
+echo "| round | case | order | direct | proxy, +0 ms | proxy, +${latency} ms | +${latency} ms / direct | +${latency} ms / proxy +0 ms |"
+echo "|---|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$rounds"); do
   for c in "${cases[@]}"; do
     # shellcheck disable=SC2086
@@ -147,14 +192,30 @@ done
 echo
 echo "load at end: $(uptime)"
 echo
-echo "| case (median of $rounds rounds) | no latency | +${latency} ms | with / without latency | bytes fetched / served | GETs per MiB served | connections opened | peak RSS |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| case (median of $rounds rounds) | direct | proxy, +0 ms | proxy, +${latency} ms | +${latency} ms / direct | +${latency} ms / proxy +0 ms | bytes fetched / served | GETs per MiB served | connections opened | peak RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
   name=${c%% *}
   amp=-; gets=-
   [[ -s $work/$name.amplification ]] && amp=$(median "$work/$name.amplification")
   [[ -s $work/$name.gets ]] && gets=$(median "$work/$name.gets")
-  printf '| %s | %.0f MB/s | %.0f MB/s | %s | %s | %s | %s | %.0f MiB |\n' "$name" "$(median "$work/$name.fast")" \
-    "$(median "$work/$name.slow")" "$(median "$work/$name.ratio")" "$amp" "$gets" \
-    "$(median "$work/$name.connections")" "$(awk '{ print $1 / 1024 }' "$work/$name.rss" | sort -g | tail -1)"
+  printf '| %s | %.0f MB/s | %.0f MB/s | %.0f MB/s | %s | %s | %s | %s | %s | %.0f MiB |\n' "$name" \
+    "$(median "$work/$name.direct.mbps")" "$(median "$work/$name.plain.mbps")" "$(median "$work/$name.slow.mbps")" \
+    "$(median "$work/$name.ratio")" "$(median "$work/$name.plain-ratio")" "$amp" "$gets" \
+    "$(median "$work/$name.slow.connections")" "$(awk '{ print $1 / 1024 }' "$work/$name.slow.rss" | sort -g | tail -1)"
+done
+echo
+echo "CPU seconds per GB served (median): the reader, SeaweedFS, the proxy; and the machine's CPU busy and stolen"
+echo
+echo "| case | variant | reader | SeaweedFS | proxy | all three | machine busy | stolen |"
+echo "|---|---|---|---|---|---|---|---|"
+for c in "${cases[@]}"; do
+  name=${c%% *}
+  for variant in direct plain slow; do
+    prefix=$work/$name.$variant
+    reader=$(median "$prefix.reader"); weed=$(median "$prefix.weed"); proxy=$(median "$prefix.proxy")
+    printf '| %s | %s | %s | %s | %s | %s | %s %% | %s %% |\n' "$name" "$variant" "$reader" "$weed" "$proxy" \
+      "$(awk -v a="$reader" -v b="$weed" -v c="$proxy" 'BEGIN { printf "%.2f", a + b + c }')" \
+      "$(median "$prefix.busy")" "$(median "$prefix.steal")"
+  done
 done

@@ -16,15 +16,15 @@
 //! - `stream`: one fetch of the whole segment, read to its end.
 //!
 //! It prints one JSON line: bytes served, seconds, MB/s, the process's peak
-//! resident memory and, with the cache, the GETs made and the bytes they
-//! fetched.
+//! resident memory, its CPU time and, with the cache, the GETs made and the
+//! bytes they fetched.
 
 mod support;
 
 use {
     krabka_remote_storage::{RemoteStorageManager, S3RemoteStorage, TopicIdPartition},
     std::{io::Read, path::PathBuf, process::ExitCode, time::Instant},
-    support::{S3_USAGE, s3_config, segment_data, segment_metadata},
+    support::{S3_USAGE, cpu_seconds, s3_config, segment_data, segment_metadata},
     uuid::Uuid,
 };
 
@@ -95,8 +95,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 (s.gets.to_string(), s.bytes_fetched.to_string())
             });
             let peak = peak_rss_kib().map_or("null".to_owned(), |kib| kib.to_string());
+            let cpu = cpu_seconds().map_or("null".to_owned(), |s| format!("{s:.2}"));
             println!(
-                "{{\"workload\":\"{workload}\",\"cache\":\"{cache}\",\"partitions\":{partitions},\"bytes\":{served},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1},\"gets\":{gets},\"bytes_fetched\":{fetched},\"peak_rss_kib\":{peak}}}",
+                "{{\"workload\":\"{workload}\",\"cache\":\"{cache}\",\"partitions\":{partitions},\"bytes\":{served},\"seconds\":{seconds:.3},\"mb_per_s\":{:.1},\"gets\":{gets},\"bytes_fetched\":{fetched},\"peak_rss_kib\":{peak},\"cpu_seconds\":{cpu}}}",
                 served as f64 / 1e6 / seconds
             );
             Ok(())

@@ -1,6 +1,6 @@
-//! What the benchmark examples (`s3_bench`, `worm_bench`) share: an S3
-//! configuration from command-line options, a segment's metadata, and the
-//! index files that go up with a log.
+//! What the benchmark examples (`s3_bench`, `worm_bench`, `fetch_bench`)
+//! share: an S3 configuration from command-line options, a segment's
+//! metadata, the index files that go up with a log, and the CPU time used.
 
 use {
     bytes::Bytes,
@@ -96,4 +96,18 @@ pub fn segment_data(log: PathBuf, dir: &Path) -> std::io::Result<LogSegmentData>
         producer_snapshot_index: Some(index("segment.snapshot")?),
         leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
     })
+}
+
+/// CPU time the process has used so far, user and system, in seconds
+/// (`/proc/self/stat`, Linux, in its clock ticks of 1/100 s); time the
+/// hypervisor stole from the virtual machine is not in it.
+#[allow(dead_code, reason = "s3_bench does not report CPU time")]
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses: state is
+    // the first of them, user time the 12th, system time the 13th.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / 100.0)
 }

@@ -4,8 +4,9 @@
 //! whether the original bytes survive beneath.
 //!
 //! A deep run checks [`parallel_objects`] objects at once (reading overlaps
-//! hashing within each, see [`hashing`](super::hashing)); their findings are
-//! reported in manifest order, as a run one object at a time would.
+//! hashing within each, see [`hashing`](super::hashing)), whichever finish
+//! first; their findings are reported in manifest order, as a run one object
+//! at a time would.
 
 use {
     super::{
@@ -88,36 +89,49 @@ impl ObjectCheck<'_> {
         // Collected, so no closure type is part of this future (its `Send`
         // bound would otherwise need to hold for every lifetime).
         let mut checks = Vec::with_capacity(steps.len());
-        for (before, object) in steps {
-            checks.push(self.check_step(before, object, tracker));
+        for (index, (before, object)) in steps.into_iter().enumerate() {
+            checks.push(self.check_step(index, before, object, tracker));
         }
-        let mut checked = futures_util::stream::iter(checks).buffered(if self.deep {
+        // Unordered, so a large object does not hold the next ones back
+        // (`buffered` starts another only when the oldest is done: one
+        // segment's log at a time); the results are put back in order.
+        let mut checked = futures_util::stream::iter(checks).buffer_unordered(if self.deep {
             parallel_objects()
         } else {
             1
         });
-        while let Some(step) = checked.next().await {
-            let (before, checked) = step?;
-            report.findings.extend(before);
-            report.findings.extend(checked.findings);
-            report.bytes_hashed += checked.bytes_hashed;
+        let mut early = BTreeMap::new();
+        let mut next = 0;
+        while let Some((index, step)) = checked.next().await {
+            early.insert(index, step);
+            while let Some(step) = early.remove(&next) {
+                // The first error in manifest order ends the run, as it
+                // would one object at a time.
+                let (before, checked) = step?;
+                report.findings.extend(before);
+                report.findings.extend(checked.findings);
+                report.bytes_hashed += checked.bytes_hashed;
+                next += 1;
+            }
         }
         Ok(named)
     }
 
-    /// One step of [`check_chain`](Self::check_chain): the findings
-    /// `before` it, and `object` checked when it is named for the first time.
+    /// Step `index` of [`check_chain`](Self::check_chain): the findings
+    /// `before` it, and `object` checked when it is named for the first time;
+    /// returned with its index, as steps finish in any order.
     async fn check_step(
         &self,
+        index: usize,
         before: Vec<VerifyBreak>,
         object: Option<&ObjectEntry>,
         tracker: &Tracker<'_>,
-    ) -> Result<(Vec<VerifyBreak>, Checked)> {
+    ) -> (usize, Result<(Vec<VerifyBreak>, Checked)>) {
         let checked = match object {
-            Some(object) => self.check_object(object, tracker).await?,
-            None => Checked::default(),
+            Some(object) => self.check_object(object, tracker).await,
+            None => Ok(Checked::default()),
         };
-        Ok((before, checked))
+        (index, checked.map(|checked| (before, checked)))
     }
 
     /// The key of `entry`'s segment without a suffix: where its objects
