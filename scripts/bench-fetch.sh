@@ -28,6 +28,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/object-store-servers.sh
 source scripts/lib/object-store-servers.sh
+# shellcheck source=scripts/lib/bench.sh
+source scripts/lib/bench.sh
 
 mib=${KRABKA_BENCH_MIB:-256}
 partitions=${KRABKA_BENCH_PARTITIONS:-16}
@@ -83,11 +85,6 @@ head -c $((part_mib * 1048576)) /dev/urandom > "$work/part.log"
 
 # accepted_connections: the TCP connections the proxies have accepted so far (toxiproxy logs each one)
 accepted_connections() { grep -c 'Accepted client' "$work/toxiproxy.log" || true; }
-# field NAME: the value after "NAME": in the JSON line on stdin
-field() { sed -n "s/.*\"$1\":\"\{0,1\}\([0-9.a-z]*\).*/\1/p"; }
-median() {
-  sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # cpu_ticks PID...: user + system CPU time the processes have used so far, in ticks of 1/100 s
 cpu_ticks() {
@@ -98,8 +95,6 @@ cpu_ticks() {
   done
   echo "$total"
 }
-# machine_ticks: "busy steal all" ticks of the whole machine so far (/proc/stat)
-machine_ticks() { awk '/^cpu / { busy = $2 + $3 + $4 + $7 + $8; print busy, $9, busy + $5 + $6 + $9 }' /proc/stat; }
 # per_gb TICKS BYTES: CPU seconds per GB served
 per_gb() { awk -v t="$1" -v b="$2" 'BEGIN { printf "%.2f\n", t / 100 / (b / 1e9) }'; }
 
@@ -128,8 +123,8 @@ run_variant() {
   awk -v c="$(field cpu_seconds <<< "$line")" -v b="$bytes" 'BEGIN { printf "%.2f\n", c / (b / 1e9) }' >> "$prefix.reader"
   per_gb $(( $(cpu_ticks "${SERVER_PIDS[@]}") - weed_before )) "$bytes" >> "$prefix.weed"
   per_gb $(( $(cpu_ticks "$toxi_pid") - proxy_before )) "$bytes" >> "$prefix.proxy"
-  awk -v b=$(( busy - busy_before )) -v a=$(( all - all_before )) 'BEGIN { printf "%.0f\n", 100 * b / a }' >> "$prefix.busy"
-  awk -v s=$(( steal - steal_before )) -v a=$(( all - all_before )) 'BEGIN { printf "%.0f\n", 100 * s / a }' >> "$prefix.steal"
+  percent $(( busy - busy_before )) $(( all - all_before )) >> "$prefix.busy"
+  percent $(( steal - steal_before )) $(( all - all_before )) >> "$prefix.steal"
   echo "$line"
 }
 

@@ -17,6 +17,8 @@
 # Not part of the test command: run it by hand (it needs about segments x size of free disk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/bench.sh
+source scripts/lib/bench.sh
 
 mib=${KRABKA_BENCH_MIB:-256}
 segments=${KRABKA_BENCH_SEGMENTS:-8}
@@ -33,24 +35,16 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/krabka-verify-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 "$bench" local archive "$mib" "$segments" "$work" > /dev/null
-# field NAME: the number after "NAME": in the JSON line on stdin
-field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
-# median FILE: the median of the numbers in FILE (one per line)
-median() {
-  sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 echo
 echo "archive: $segments segments of $mib MiB (local directory), $rounds rounds, $(nproc) cores"
 echo "load at start: $(uptime)"
 echo
-# machine_ticks: "stolen all", the CPU time the hypervisor stole from the machine and all of it (/proc/stat)
-machine_ticks() { awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 echo "| round | order | SHA-256, 1 thread | deep verify | cores | verify / (SHA-256 x cores) | by CPU time | stolen |"
 echo "|---|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$rounds"); do
   if (( round % 2 )); then order="sha256 verify"; else order="verify sha256"; fi
-  read -r stolen_before all_before < <(machine_ticks)
+  read -r _ stolen_before all_before < <(machine_ticks)
   for step in $order; do
     line=$("$bench" local "$step" "$work")
     case $step in
@@ -64,8 +58,8 @@ for round in $(seq 1 "$rounds"); do
         ;;
     esac
   done
-  read -r stolen all < <(machine_ticks)
-  stolen=$(awk -v s=$(( stolen - stolen_before )) -v a=$(( all - all_before )) 'BEGIN { printf "%.0f", 100 * s / a }')
+  read -r _ stolen all < <(machine_ticks)
+  stolen=$(percent $(( stolen - stolen_before )) $(( all - all_before )))
   by_cpu=$(awk -v v="$verify_cpu" -v s="$sha_cpu" 'BEGIN { printf "%.3f", v / s }')
   echo "$by_cpu" >> "$work/by_cpu"
   used=$(( cores < 8 ? cores : 8 ))

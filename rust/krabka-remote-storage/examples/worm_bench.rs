@@ -317,7 +317,7 @@ fn hash_tree(dir: &Path) -> Result<u64, Box<dyn std::error::Error>> {
     let mut backing = vec![0u8; 1024 * 1024 + 4096];
     let skip = backing.as_ptr().align_offset(4096);
     let buffer = backing
-        .get_mut(skip..skip + 1024 * 1024)
+        .get_mut(skip..skip.saturating_add(1024 * 1024))
         .ok_or("no aligned buffer")?;
     let mut pending = vec![dir.to_path_buf()];
     while let Some(path) = pending.pop() {
