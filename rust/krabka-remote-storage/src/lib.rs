@@ -101,6 +101,7 @@ mod index_cache;
 mod inmemory;
 mod local;
 pub mod metrics;
+mod next_segment;
 mod object_reads;
 mod object_tier;
 mod seed_entry_points;

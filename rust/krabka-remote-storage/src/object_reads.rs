@@ -17,13 +17,15 @@ use {
 };
 
 /// Streams `[start, end]` (inclusive `end`, clamped) of the segment's log
-/// `object`, or to its end.
+/// `object`, or to its end; `next` names what a reader to the end reads
+/// after it (the next segment's objects), for the read cache to warm.
 pub(crate) fn log_range(
     store: &StoreHandle,
     object: ObjectAt,
     metadata: &RemoteLogSegmentMetadata,
     start: u64,
     end: Option<u64>,
+    next: Option<cache::NextObjects>,
 ) -> Result<SegmentReader> {
     let resource = format!("log of segment {}", metadata.remote_log_segment_id());
     let runtime = Arc::clone(store.runtime());
@@ -38,6 +40,7 @@ pub(crate) fn log_range(
             start,
             end,
             store.tuning(),
+            next,
         )
         .boxed(),
         None => fetch::open_range(
@@ -83,6 +86,7 @@ pub(crate) fn index(
         0,
         None,
         store.tuning(),
+        None,
     );
     let mut reader = store
         .runtime()

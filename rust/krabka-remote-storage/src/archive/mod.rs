@@ -264,6 +264,9 @@ impl RemoteStorageManager for WormRemoteStorage {
             metadata,
             start_position,
             end_position,
+            // Archived objects are read at the versions their manifest
+            // names, which a listing does not tell: nothing is warmed.
+            None,
         )
     }
 

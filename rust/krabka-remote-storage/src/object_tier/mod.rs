@@ -14,7 +14,7 @@ mod gcs;
 use {
     crate::segment_keys::SegmentKeys,
     crate::{
-        object_reads,
+        next_segment, object_reads,
         store_bridge::{spi_error, store_token},
     },
     krabka_kafka::{
@@ -231,13 +231,23 @@ impl RemoteStorageManager for S3RemoteStorage {
         start_position: u64,
         end_position: Option<u64>,
     ) -> Result<SegmentReader> {
-        let log = self.keys(metadata).log().map_err(spi_error)?;
+        let keys = self.keys(metadata);
+        let log = keys.log().map_err(spi_error)?;
+        let next = match self.store.read_cache() {
+            Some(_) => Some(next_segment::after(
+                Arc::clone(self.store.store()),
+                next_segment::dir_path(keys.partition_dir()).map_err(spi_error)?,
+                log.clone(),
+            )),
+            None => None,
+        };
         object_reads::log_range(
             &self.store,
             log.into(),
             metadata,
             start_position,
             end_position,
+            next,
         )
     }
 

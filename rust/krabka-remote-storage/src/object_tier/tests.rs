@@ -490,3 +490,117 @@ fn index_fetches_go_through_the_read_cache() {
         "{err:?}"
     );
 }
+
+/// The segment of `orders-3` starting at `start`, with id `segment`.
+fn metadata_at(start: i64, segment: u128) -> RemoteLogSegmentMetadata {
+    let tp = krabka_kafka::TopicIdPartition::new(uuid::Uuid::from_u128(7), "orders", 3);
+    crate::test_metadata::SegmentMetadataBuilder::new(&tp, start)
+        .segment_id(uuid::Uuid::from_u128(segment))
+        .size(0)
+        .build()
+}
+
+/// Waits (bounded) until the store has answered no new GET for a while.
+fn quiet(store: &Instrumented) -> usize {
+    let gets = || store.stats.gets.load(std::sync::atomic::Ordering::SeqCst);
+    let mut last = gets();
+    for _ in 0..200 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let now = gets();
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    panic!("the store never went quiet");
+}
+
+#[test]
+fn reading_a_segment_to_its_end_warms_the_next_one() {
+    use krabka_object_store::store::cache::CacheConfig;
+    const CHUNK: usize = 4096;
+    let store = instrumented();
+    let handle = StoreHandle::new(store.clone(), Some("/tier/".to_owned()))
+        .unwrap()
+        .with_read_cache(Some(CacheConfig {
+            capacity_bytes: 256 * CHUNK as u64,
+            chunk_bytes: CHUNK as u64,
+            prefetch_chunks: 4,
+            prefetch_in_flight: 16,
+            expected_fetch_bytes: 2 * CHUNK as u64,
+            disk: None,
+        }))
+        .unwrap();
+    let tier = S3RemoteStorage::on(handle);
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second, third) = (
+        metadata_at(100, 1),
+        metadata_at(200, 2),
+        metadata_at(300, 3),
+    );
+    let logs = [
+        pattern(16 * CHUNK, 1),
+        pattern(16 * CHUNK + 7, 2),
+        pattern(CHUNK, 3),
+    ];
+    for (md, log) in [&first, &second, &third].into_iter().zip(&logs) {
+        let segment_dir = dir.path().join(md.start_offset().to_string());
+        std::fs::create_dir(&segment_dir).unwrap();
+        tier.copy_log_segment_data(md, &segment(&segment_dir, log, true))
+            .unwrap();
+    }
+    // The first segment, read the way Kafka reads it for a consumer
+    // catching up: fetch after fetch, each closed.
+    let mut read = Vec::new();
+    while read.len() < logs[0].len() {
+        let mut fetch = tier
+            .fetch_log_segment(&first, read.len() as u64, None)
+            .unwrap();
+        let mut buf = vec![0; 2 * CHUNK];
+        let n = std::io::Read::read(&mut fetch, &mut buf).unwrap();
+        read.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(read, logs[0]);
+    let gets = quiet(&store);
+    // Moving on to the second segment: its indexes, as Kafka fetches them
+    // first, and its first fetch come from the cache, not the store.
+    assert_eq!(
+        tier.fetch_index(&second, IndexType::Offset).unwrap(),
+        pattern(80, 1)
+    );
+    assert_eq!(
+        tier.fetch_index(&second, IndexType::Timestamp).unwrap(),
+        pattern(120, 2)
+    );
+    assert_eq!(
+        tier.fetch_index(&second, IndexType::Transaction).unwrap(),
+        pattern(40, 3)
+    );
+    assert_eq!(
+        store.stats.gets.load(std::sync::atomic::Ordering::SeqCst),
+        gets,
+        "the second segment's indexes were warmed"
+    );
+    let cache = tier.store.read_cache().unwrap();
+    let misses = cache.stats().misses;
+    let mut fetch = tier.fetch_log_segment(&second, 0, None).unwrap();
+    let mut head = vec![0; 2 * CHUNK];
+    std::io::Read::read_exact(&mut fetch, &mut head).unwrap();
+    assert_eq!(head, logs[1][..2 * CHUNK]);
+    drop(fetch);
+    let stats = cache.stats();
+    assert_eq!(
+        stats.misses, misses,
+        "its first fetch was warmed: {stats:?}"
+    );
+    assert!(stats.prefetched_bytes > 0, "{stats:?}");
+    // What was warmed is the second segment as copied.
+    assert_eq!(
+        read_all(tier.fetch_log_segment(&second, 0, None).unwrap()),
+        logs[1]
+    );
+    assert_eq!(
+        read_all(tier.fetch_log_segment(&third, 0, None).unwrap()),
+        logs[2]
+    );
+}

@@ -64,7 +64,6 @@ impl Chunks {
     }
 
     /// Whether `key` is held.
-    #[cfg(test)]
     pub(super) fn contains(&self, key: &ChunkKey) -> bool {
         self.held.contains_key(key)
     }

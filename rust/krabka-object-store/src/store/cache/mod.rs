@@ -24,6 +24,10 @@
 //! - chunks are evicted least recently used first within
 //!   [`CacheConfig::capacity_bytes`]; read-ahead evicted unread is counted
 //!   ([`CacheStats::prefetch_unread_bytes`]);
+//! - a sequential reader whose read-ahead reaches the end of its object
+//!   warms what its tier names as the objects read next
+//!   ([`NextObjects`]: the next segment's log and indexes), once per object
+//!   version: their first chunks are fetched ahead, as read-ahead;
 //! - with a disk tier ([`CacheConfig::disk`]), evicted chunks are written to
 //!   files and a chunk missing from memory is read from there before it is
 //!   fetched (see the `disk` module: bounded, emptied at start, keyed by
@@ -45,6 +49,9 @@ mod open;
 mod reader;
 #[cfg(test)]
 mod tests;
+mod warm;
+#[cfg(test)]
+mod warm_tests;
 
 pub use {
     config::{
@@ -68,8 +75,8 @@ use {
     chunks::{ChunkKey, Chunks},
     disk::DiskTier,
     flight::{Flight, owned_error},
-    futures_util::StreamExt,
-    object_store::{GetOptions, GetRange, ObjectStore, path::Path},
+    futures_util::{StreamExt, future::BoxFuture},
+    object_store::{GetOptions, GetRange, GetResult, ObjectStore, path::Path},
     std::{
         collections::HashMap,
         sync::{
@@ -85,6 +92,15 @@ pub(super) const COALESCED_CHUNKS: usize = 8;
 /// Objects whose version and size are remembered, and whose last read
 /// position is, at most; beyond, the memory is cleared and relearned.
 const MAX_OBJECTS: usize = 16_384;
+
+/// The objects a reader that reads its object to the end will most likely
+/// read next, in the order they are worth warming: for a tier whose keys
+/// sort by offset, the next segment's log and indexes, found by one listing.
+/// The cache asks once per object version, when a sequential reader's
+/// read-ahead reaches the object's end, and fetches the first chunks of each
+/// ahead (see the module documentation). A failure only means nothing is
+/// warmed.
+pub type NextObjects = Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Path>>> + Send + Sync>;
 
 /// What pins an object version: the store's version id, else its ETag.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -199,6 +215,23 @@ struct State {
     loading: HashMap<ChunkKey, Arc<Flight>>,
     objects: HashMap<ObjectAt, ObjectInfo>,
     positions: HashMap<Arc<ObjectId>, Pattern>,
+    /// Object versions whose next objects were warmed (or are being).
+    warmed_after: std::collections::HashSet<Arc<ObjectId>>,
+}
+
+impl State {
+    /// Records where a reader of `object` stands, replacing what was
+    /// recorded only when `replace`.
+    fn note_position(&mut self, object: &Arc<ObjectId>, pattern: Pattern, replace: bool) {
+        let known = self.positions.contains_key(object);
+        if known && !replace {
+            return;
+        }
+        if self.positions.len() >= MAX_OBJECTS && !known {
+            self.positions.clear();
+        }
+        self.positions.insert(Arc::clone(object), pattern);
+    }
 }
 
 /// The read cache of one store handle (see the module documentation).
@@ -235,6 +268,8 @@ pub(crate) struct ChunkSource {
     pub(crate) store: Arc<dyn ObjectStore>,
     pub(crate) key: Path,
     pub(crate) info: ObjectInfo,
+    /// What its reader will read next, when its tier knows.
+    pub(crate) next: Option<NextObjects>,
 }
 
 impl ChunkCache {
@@ -266,6 +301,7 @@ impl ChunkCache {
                 loading: HashMap::new(),
                 objects: HashMap::new(),
                 positions: HashMap::new(),
+                warmed_after: std::collections::HashSet::new(),
             }),
             counters: Counters::default(),
             prefetching: AtomicUsize::new(0),
@@ -326,6 +362,9 @@ impl ChunkCache {
         state
             .loading
             .retain(|chunk, _| !names.contains(chunk.object.key.as_str()));
+        state
+            .warmed_after
+            .retain(|object| !names.contains(object.key.as_str()));
         state.chunks.forget_keys(&names);
         if let Some(disk) = &self.disk {
             disk.forget(|object| names.contains(object.key.as_str()));
@@ -346,6 +385,30 @@ impl ChunkCache {
         state.objects.insert(object, info);
     }
 
+    /// Remembers `info` of `object` unless something is remembered of it
+    /// already; either way, what is remembered now.
+    fn learn_if_absent(&self, object: ObjectAt, info: ObjectInfo) -> ObjectInfo {
+        let mut state = self.lock();
+        if let Some(known) = state.objects.get(&object) {
+            return known.clone();
+        }
+        if state.objects.len() >= MAX_OBJECTS {
+            state.objects.clear();
+        }
+        state.objects.insert(object, info.clone());
+        info
+    }
+
+    /// Whether the objects after `object` are still to be warmed; from now
+    /// on they are not.
+    fn claim_next(&self, object: &Arc<ObjectId>) -> bool {
+        let mut state = self.lock();
+        if state.warmed_after.len() >= MAX_OBJECTS {
+            state.warmed_after.clear();
+        }
+        state.warmed_after.insert(Arc::clone(object))
+    }
+
     /// Where the last reader of `object` stood, and how deep it read ahead.
     fn last_pattern(&self, object: &ObjectId) -> Option<Pattern> {
         self.lock().positions.get(object).copied()
@@ -354,11 +417,12 @@ impl ChunkCache {
     /// Records where a reader of `object` stands and how deep it reads
     /// ahead.
     fn note_position(&self, object: &Arc<ObjectId>, pattern: Pattern) {
-        let mut state = self.lock();
-        if state.positions.len() >= MAX_OBJECTS && !state.positions.contains_key(object) {
-            state.positions.clear();
-        }
-        state.positions.insert(Arc::clone(object), pattern);
+        self.lock().note_position(object, pattern, true);
+    }
+
+    /// Records `pattern` for `object` unless a reader has recorded one.
+    fn note_position_if_absent(&self, object: &Arc<ObjectId>, pattern: Pattern) {
+        self.lock().note_position(object, pattern, false);
     }
 
     /// Holds a chunk a reader got outside the cache (the first GET of an
@@ -474,12 +538,8 @@ impl ChunkCache {
                 self.start_run(source, &mut run);
                 continue;
             }
-            if run.is_empty() {
-                let taken = self.prefetching.fetch_add(1, Ordering::AcqRel);
-                if taken >= self.config.prefetch_in_flight {
-                    self.prefetching.fetch_sub(1, Ordering::AcqRel);
-                    return;
-                }
+            if run.is_empty() && !self.take_prefetch_slot() {
+                return;
             }
             let flight = Arc::new(Flight::default());
             state.loading.insert(key.clone(), Arc::clone(&flight));
@@ -490,6 +550,22 @@ impl ChunkCache {
             }
         }
         self.start_run(source, &mut run);
+    }
+
+    /// Takes one of the cache-wide read-ahead GETs in flight, when one is
+    /// free; [`Self::release_prefetch_slot`] gives it back.
+    fn take_prefetch_slot(&self) -> bool {
+        let taken = self.prefetching.fetch_add(1, Ordering::AcqRel);
+        if taken >= self.config.prefetch_in_flight {
+            self.prefetching.fetch_sub(1, Ordering::AcqRel);
+            return false;
+        }
+        true
+    }
+
+    /// Gives back a read-ahead GET's slot.
+    fn release_prefetch_slot(&self) {
+        self.prefetching.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Starts the read-ahead GET of `run` (emptying it), if it has chunks.
@@ -535,7 +611,7 @@ impl ChunkCache {
             })
             .await;
             if !for_reader {
-                cache.prefetching.fetch_sub(1, Ordering::AcqRel);
+                cache.release_prefetch_slot();
             }
             cache.counters.gets.fetch_add(1, Ordering::Relaxed);
             let undelivered: Vec<_> = pending.collect();
@@ -621,20 +697,45 @@ async fn get_chunks(
     pin: &Pin,
     range: std::ops::Range<u64>,
     chunk_bytes: u64,
-    mut deliver: impl FnMut(Bytes),
+    deliver: impl FnMut(Bytes),
 ) -> Result<()> {
-    let wanted = range.end - range.start;
     let mut options = GetOptions {
-        range: Some(GetRange::Bounded(range)),
+        range: Some(GetRange::Bounded(range.clone())),
         ..GetOptions::default()
     };
     pin.apply(&mut options);
-    let failed = |e| to_store_error(e, "ranged read of", key.as_ref());
-    let mut body = store
+    let answer = store
         .get_opts(key, options)
         .await
-        .map_err(failed)?
-        .into_stream();
+        .map_err(|e| to_store_error(e, "ranged read of", key.as_ref()))?;
+    if answer.range != range {
+        return Err(StoreError::Retryable {
+            message: format!(
+                "a ranged read of {key} for {range:?} was answered with {:?}",
+                answer.range
+            ),
+            source: None,
+        });
+    }
+    split_into_chunks(answer, key, chunk_bytes, deliver).await
+}
+
+/// The body of `answer` (a ranged GET of `key` starting on a chunk
+/// boundary), checked to be as long as the range it answers, handed to
+/// `deliver` in pieces of `chunk_bytes` as they arrive.
+///
+/// # Errors
+/// The body's failure, or [`StoreError::Retryable`] when it held more or
+/// fewer bytes than its range.
+async fn split_into_chunks(
+    answer: GetResult,
+    key: &Path,
+    chunk_bytes: u64,
+    mut deliver: impl FnMut(Bytes),
+) -> Result<()> {
+    let wanted = answer.range.end - answer.range.start;
+    let failed = |e| to_store_error(e, "ranged read of", key.as_ref());
+    let mut body = answer.into_stream();
     let chunk = usize::try_from(chunk_bytes).unwrap_or(usize::MAX);
     let capacity = chunk.min(usize::try_from(wanted).unwrap_or(usize::MAX));
     let mut current = BytesMut::with_capacity(capacity);

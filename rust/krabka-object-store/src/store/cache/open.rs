@@ -1,7 +1,9 @@
 //! Opening a ranged read through the cache.
 
 use {
-    super::{ChunkCache, ChunkSource, ObjectId, ObjectInfo, Pattern, reader::CachedReader},
+    super::{
+        ChunkCache, ChunkSource, NextObjects, ObjectId, ObjectInfo, Pattern, reader::CachedReader,
+    },
     crate::store::{
         StoreRuntime,
         error::{Result, StoreError},
@@ -20,7 +22,8 @@ use {
 /// also tells the object's version and size; an object whose store names no
 /// version or ETag, and every failed first read, go the uncached way
 /// ([`open_range`]), which tells a missing object, an empty range and a
-/// position past the end apart.
+/// position past the end apart. `next` names what a reader of the object
+/// to its end reads next, when the tier knows (see [`NextObjects`]).
 ///
 /// # Errors
 /// Those of [`open_range`].
@@ -34,6 +37,7 @@ pub async fn open_cached(
     start: u64,
     end: Option<u64>,
     tuning: Tuning,
+    next: Option<NextObjects>,
 ) -> Result<Opened> {
     if let Some(end) = end {
         if end < start {
@@ -82,6 +86,7 @@ pub async fn open_cached(
         store,
         key: object.key,
         info,
+        next,
     };
     Ok(Opened::Reader(Box::new(CachedReader::new(
         cache, source, start, end, continued,

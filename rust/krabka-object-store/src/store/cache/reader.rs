@@ -161,7 +161,8 @@ impl CachedReader {
     }
 
     /// Fetches the chunks after `index` ahead, up to the configured depth
-    /// and the end of the range.
+    /// and the end of the range; once that reaches the object's end, warms
+    /// what is read after it (see the `warm` module).
     fn read_ahead(&mut self, index: u64) {
         // More sequential readers may have opened since it grew.
         let depth = self.depth.min(self.max_depth());
@@ -169,6 +170,9 @@ impl CachedReader {
             return;
         }
         let last = (self.end - 1) / self.cache.config().chunk_bytes;
+        if index + depth >= last && self.end == self.source.info.size {
+            self.cache.warm_next(&self.source, depth);
+        }
         let to = last.min(index + depth);
         let from = self
             .ahead_to

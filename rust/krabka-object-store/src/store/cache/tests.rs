@@ -27,9 +27,9 @@ pub(super) const CHUNK: u64 = 4096;
 pub(super) struct Counting {
     inner: InMemory,
     gets: AtomicUsize,
-    ranged_bytes: AtomicU64,
-    fail: AtomicBool,
-    hold: AtomicBool,
+    pub(super) ranged_bytes: AtomicU64,
+    pub(super) fail: AtomicBool,
+    pub(super) hold: AtomicBool,
     stall_body: Arc<AtomicBool>,
 }
 
@@ -148,7 +148,7 @@ pub(super) fn fixture(config: CacheConfig) -> Fixture {
 }
 
 /// A cache of 4 KiB chunks, whose fetches are expected to read two.
-fn small(prefetch_chunks: usize) -> CacheConfig {
+pub(super) fn small(prefetch_chunks: usize) -> CacheConfig {
     CacheConfig {
         capacity_bytes: CHUNK * 64,
         chunk_bytes: CHUNK,
@@ -190,6 +190,17 @@ impl Fixture {
     }
 
     fn open(&self, key: &str, start: u64, end: Option<u64>) -> Result<Box<dyn Read + Send>> {
+        self.open_then(key, start, end, None)
+    }
+
+    /// Opens a reader whose tier names `next` as read after `key`.
+    pub(super) fn open_then(
+        &self,
+        key: &str,
+        start: u64,
+        end: Option<u64>,
+        next: Option<NextObjects>,
+    ) -> Result<Box<dyn Read + Send>> {
         let open = open_cached(
             Arc::clone(&self.cache),
             Arc::clone(&self.runtime),
@@ -199,6 +210,7 @@ impl Fixture {
             start,
             end,
             Tuning::default(),
+            next,
         );
         Ok(self.runtime.block_on(open)?.into_reader())
     }
@@ -212,7 +224,7 @@ impl Fixture {
     }
 
     /// Waits (bounded) until no read-ahead GET is in flight.
-    fn settle(&self) {
+    pub(super) fn settle(&self) {
         for _ in 0..2000 {
             if self.cache.prefetching.load(Ordering::SeqCst) == 0
                 && self.cache.lock().loading.is_empty()

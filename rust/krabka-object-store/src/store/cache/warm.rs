@@ -1,0 +1,182 @@
+//! Warming what a sequential reader reads next.
+//!
+//! A consumer catching up reads a segment to its end, then moves on to the
+//! next segment at position 0. Without warming, that move costs round
+//! trips the reader waits for: the next segment's indexes (Kafka fetches
+//! them before it reads a segment it has not read yet), the first GET of
+//! its log (which tells its version), then the first chunks of read-ahead.
+//! So when a sequential reader's read-ahead reaches the end of its object,
+//! the cache asks the object's tier what comes next ([`NextObjects`]) and
+//! fetches the first chunks of each of those objects ahead:
+//! - one unpinned ranged GET per object from position 0, of at most the
+//!   reader's read-ahead depth and at most [`COALESCED_CHUNKS`] chunks,
+//!   never past the object's end; its answer tells the version and size,
+//!   remembered as a reader's first read would remember them;
+//! - counted and bounded as read-ahead: it takes one of the cache-wide
+//!   read-ahead GETs in flight (none free: nothing is warmed), its bytes are
+//!   prefetched bytes, and wasted ones are counted when evicted unread;
+//! - once per object version read (the first reader to reach the end asks;
+//!   later ones do not), and never for an object a reader has opened
+//!   already (its own reads are under way);
+//! - the next object's first reader continues from position 0 with the
+//!   depth the previous reader had reached, as if it had read on.
+//!
+//! A failure (the listing, the GET) only means nothing is warmed: the
+//! reader then reads the way it would have without warming.
+
+use {
+    super::{
+        COALESCED_CHUNKS, ChunkCache, ChunkKey, ChunkSource, Flight, ObjectId, ObjectInfo, Origin,
+        Pattern, owned_error, split_into_chunks,
+    },
+    crate::store::{
+        error::{Result, StoreError},
+        errors::to_store_error,
+        fetch::ObjectAt,
+        reader::{first_get_options, pin_of},
+    },
+    object_store::{ObjectStore, path::Path},
+    std::sync::{Arc, atomic::Ordering},
+};
+
+impl ChunkCache {
+    /// Warms the objects `source`'s tier names as read after it, unless they
+    /// were warmed after this version of it already (see the module
+    /// documentation). `depth` is the reader's read-ahead depth in chunks.
+    pub(super) fn warm_next(self: &Arc<Self>, source: &ChunkSource, depth: u64) {
+        let Some(next) = source.next.as_ref() else {
+            return;
+        };
+        if depth == 0 || !self.claim_next(&source.info.id) {
+            return;
+        }
+        let next = Arc::clone(next);
+        let cache = Arc::clone(self);
+        let store = Arc::clone(&source.store);
+        let handle = source.runtime.handle().clone();
+        let after = source.key.clone();
+        source.runtime.handle().spawn(async move {
+            let keys = match next().await {
+                Ok(keys) => keys,
+                Err(err) => {
+                    tracing::debug!(object = %after, error = %err,
+                        "could not find the objects read next; nothing is warmed");
+                    return;
+                }
+            };
+            for key in keys {
+                let cache = Arc::clone(&cache);
+                let store = Arc::clone(&store);
+                handle.spawn(async move { cache.warm(&*store, key, depth).await });
+            }
+        });
+    }
+
+    /// Fetches the first chunks of `key` ahead, unless a reader has opened
+    /// it or no read-ahead GET is free.
+    pub(super) async fn warm(&self, store: &dyn ObjectStore, key: Path, depth: u64) {
+        let object = ObjectAt::from(key);
+        if self.info(&object).is_some() || !self.take_prefetch_slot() {
+            return;
+        }
+        let warmed = self.warm_object(store, &object, depth).await;
+        self.release_prefetch_slot();
+        if let Err(err) = warmed {
+            tracing::debug!(object = %object.key, error = %err, "could not warm an object read next");
+        }
+    }
+
+    /// One unpinned GET of the first chunks of `object`, delivered into the
+    /// cache as read-ahead under the version it answered with.
+    async fn warm_object(
+        &self,
+        store: &dyn ObjectStore,
+        object: &ObjectAt,
+        depth: u64,
+    ) -> Result<()> {
+        let chunk = self.config.chunk_bytes;
+        let chunks = depth.min(COALESCED_CHUNKS as u64);
+        let options = first_get_options(0..chunks.saturating_mul(chunk));
+        let answer = store
+            .get_opts(&object.key, options)
+            .await
+            .map_err(|e| to_store_error(e, "read ahead of", object.key.as_ref()))?;
+        self.counters.gets.fetch_add(1, Ordering::Relaxed);
+        let pin = pin_of(&answer);
+        let Some(id) = ObjectId::of(&object.key, &pin) else {
+            return Ok(());
+        };
+        if answer.range.start != 0 {
+            return Err(StoreError::Retryable {
+                message: format!(
+                    "a read ahead of {} from 0 was answered from {}",
+                    object.key, answer.range.start
+                ),
+                source: None,
+            });
+        }
+        let info = ObjectInfo {
+            id: Arc::new(id),
+            pin,
+            size: answer.meta.size,
+        };
+        if self.learn_if_absent(object.clone(), info.clone()).id != info.id {
+            // A reader learned another version meanwhile: it reads that one.
+            return Ok(());
+        }
+        self.note_position_if_absent(&info.id, Pattern { position: 0, depth });
+        let flights = self.claim_chunks(&info.id, answer.range.end.div_ceil(chunk));
+        let mut pending = flights.into_iter();
+        let split = split_into_chunks(answer, &object.key, chunk, |bytes| {
+            match pending.next().flatten() {
+                Some((key, flight)) => self.complete(key, &flight, Ok(bytes), Origin::ReadAhead),
+                // Held or in flight already: fetched twice, never served.
+                None => self.count_duplicate(bytes.len() as u64),
+            }
+        })
+        .await;
+        let undelivered: Vec<_> = pending.flatten().collect();
+        match split {
+            Ok(()) => Ok(()),
+            Err(err) => {
+                let failure = Arc::new(err);
+                for (key, flight) in undelivered {
+                    self.complete(key, &flight, Err(Arc::clone(&failure)), Origin::ReadAhead);
+                }
+                Err(owned_error(&failure))
+            }
+        }
+    }
+
+    /// Registers a load in flight for each of the first `count` chunks of
+    /// `object` neither held nor in flight (`None` for those that are).
+    fn claim_chunks(
+        &self,
+        object: &Arc<ObjectId>,
+        count: u64,
+    ) -> Vec<Option<(ChunkKey, Arc<Flight>)>> {
+        let mut state = self.lock();
+        (0..count)
+            .map(|index| {
+                let key = ChunkKey {
+                    object: Arc::clone(object),
+                    index,
+                };
+                if state.chunks.contains(&key) || state.loading.contains_key(&key) {
+                    return None;
+                }
+                let flight = Arc::new(Flight::default());
+                state.loading.insert(key.clone(), Arc::clone(&flight));
+                Some((key, flight))
+            })
+            .collect()
+    }
+
+    /// Counts `len` bytes fetched ahead for a chunk the cache had already.
+    fn count_duplicate(&self, len: u64) {
+        let c = &self.counters;
+        c.bytes_fetched.fetch_add(len, Ordering::Relaxed);
+        c.prefetched_bytes.fetch_add(len, Ordering::Relaxed);
+        c.prefetch_unread_bytes.fetch_add(len, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,254 @@
+//! Warming what a sequential reader reads next (the `warm` module), against
+//! the counting in-memory store of the cache's tests.
+
+use {
+    super::{
+        tests::{CHUNK, Fixture, fixture, pattern, small},
+        *,
+    },
+    futures_util::FutureExt,
+    std::{
+        io::Read,
+        sync::atomic::{AtomicUsize, Ordering},
+    },
+};
+
+/// A [`NextObjects`] naming `keys`, counting how often it is asked.
+fn naming(keys: &[&str], asked: &Arc<AtomicUsize>) -> NextObjects {
+    let keys: Vec<Path> = keys.iter().map(|key| Path::from(*key)).collect();
+    let asked = Arc::clone(asked);
+    Arc::new(move || {
+        asked.fetch_add(1, Ordering::SeqCst);
+        let keys = keys.clone();
+        async move { Ok(keys) }.boxed()
+    })
+}
+
+/// A [`NextObjects`] that cannot tell.
+fn failing() -> NextObjects {
+    Arc::new(|| {
+        async {
+            Err(StoreError::Retryable {
+                message: "listing failed".to_owned(),
+                source: None,
+            })
+        }
+        .boxed()
+    })
+}
+
+/// Reads all of `key` from `start` in one stream.
+fn read_to_end(f: &Fixture, key: &str, start: u64, next: Option<NextObjects>) -> Vec<u8> {
+    let mut out = Vec::new();
+    f.open_then(key, start, None, next)
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn held(f: &Fixture, key: &str, index: u64) -> bool {
+    let state = f.cache.lock();
+    state
+        .objects
+        .get(&ObjectAt::from(Path::from(key)))
+        .is_some_and(|info| {
+            state.chunks.contains(&ChunkKey {
+                object: Arc::clone(&info.id),
+                index,
+            })
+        })
+}
+
+#[test]
+fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
+    let f = fixture(small(4));
+    f.put("a", pattern(10 * CHUNK, 1));
+    let b = pattern(12 * CHUNK + 5, 2);
+    f.put("b", b.clone());
+    let asked = Arc::new(AtomicUsize::new(0));
+    assert_eq!(
+        read_to_end(&f, "a", 0, Some(naming(&["b"], &asked))),
+        pattern(10 * CHUNK, 1)
+    );
+    f.settle();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // The reader's depth (4 chunks, more if it grew), at most one
+    // coalesced GET's worth, of b.
+    for index in 0..4 {
+        assert!(held(&f, "b", index), "chunk {index} of b is warmed");
+    }
+    assert!(!held(&f, "b", COALESCED_CHUNKS as u64));
+    let stats = f.cache.stats();
+    assert_eq!(stats.prefetched_bytes % CHUNK, 0);
+    assert!(stats.prefetched_bytes >= 4 * CHUNK);
+
+    // b's reader finds its version known and its first chunks held: no
+    // GET of its own for them, and it reads on at a's depth.
+    let (gets, misses) = (f.gets(), f.cache.stats().misses);
+    let mut reader = f.open_then("b", 0, None, None).unwrap();
+    let mut first = vec![0; usize::try_from(4 * CHUNK).unwrap()];
+    reader.read_exact(&mut first).unwrap();
+    assert_eq!(first, b[..first.len()]);
+    assert_eq!(f.cache.stats().misses, misses, "the warmed chunks are hits");
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+    assert_eq!(rest, b[first.len()..]);
+    drop(reader);
+    f.settle();
+    assert!(f.gets() > gets, "the rest of b is fetched");
+    assert_eq!(f.cache.stats().prefetch_unread_bytes, 0);
+}
+
+#[test]
+fn the_next_objects_are_asked_for_once_per_object_version() {
+    let f = fixture(small(2));
+    f.put("a", pattern(6 * CHUNK, 1));
+    f.put("b", pattern(3 * CHUNK, 2));
+    let asked = Arc::new(AtomicUsize::new(0));
+    for _ in 0..3 {
+        read_to_end(&f, "a", 0, Some(naming(&["b"], &asked)));
+        f.settle();
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // A new version of a is another object: its end warms again.
+    f.put("a", pattern(6 * CHUNK, 3));
+    f.cache.forget_keys(&[Path::from("a")]);
+    assert_eq!(
+        read_to_end(&f, "a", 0, Some(naming(&["b"], &asked))),
+        pattern(6 * CHUNK, 3)
+    );
+    f.settle();
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn reads_that_stop_short_of_the_end_or_jump_around_warm_nothing() {
+    let f = fixture(small(2));
+    f.put("a", pattern(16 * CHUNK, 1));
+    f.put("b", pattern(4 * CHUNK, 2));
+    let asked = Arc::new(AtomicUsize::new(0));
+    // A bounded read that is sequential but ends before the object does.
+    let mut out = Vec::new();
+    f.open_then("a", 0, Some(12 * CHUNK - 1), Some(naming(&["b"], &asked)))
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(out.len() as u64, 12 * CHUNK);
+    // Random single-chunk reads, the last one at the end.
+    for index in [9, 3, 15] {
+        let mut reader = f
+            .open_then(
+                "a",
+                index * CHUNK,
+                Some((index + 1) * CHUNK - 1),
+                Some(naming(&["b"], &asked)),
+            )
+            .unwrap();
+        reader.read_to_end(&mut Vec::new()).unwrap();
+    }
+    f.settle();
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+    assert!(!held(&f, "b", 0));
+}
+
+#[test]
+fn an_object_a_reader_has_opened_is_left_to_it() {
+    let f = fixture(small(2));
+    f.put("a", pattern(6 * CHUNK, 1));
+    f.put("b", pattern(6 * CHUNK, 2));
+    let mut b_reader = f.open_then("b", 0, Some(CHUNK - 1), None).unwrap();
+    b_reader.read_to_end(&mut Vec::new()).unwrap();
+    let b_gets = f.store.ranged_bytes.load(Ordering::SeqCst);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let before = f.cache.stats().prefetched_bytes;
+    read_to_end(&f, "a", 0, Some(naming(&["b"], &asked)));
+    f.settle();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // Only a's read-ahead was fetched ahead (a is 6 chunks: at most 5).
+    let prefetched = f.cache.stats().prefetched_bytes - before;
+    assert!(prefetched <= 5 * CHUNK, "{prefetched}");
+    assert!(f.store.ranged_bytes.load(Ordering::SeqCst) - b_gets <= 6 * CHUNK);
+    assert!(
+        !held(&f, "b", 2),
+        "b is not warmed past what its reader read"
+    );
+}
+
+#[test]
+fn failures_warm_nothing_and_reads_go_on() {
+    let f = fixture(small(2));
+    f.put("a", pattern(6 * CHUNK, 1));
+    f.put("b", pattern(6 * CHUNK, 2));
+    // The tier cannot tell what follows.
+    assert_eq!(
+        read_to_end(&f, "a", 0, Some(failing())),
+        pattern(6 * CHUNK, 1)
+    );
+    f.settle();
+    assert!(f.cache.info(&ObjectAt::from(Path::from("b"))).is_none());
+    // It names a missing object and b, while the store fails every GET.
+    f.cache.forget_keys(&[Path::from("a")]);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let mut reader = f
+        .open_then("a", 0, None, Some(naming(&["gone", "b"], &asked)))
+        .unwrap();
+    let mut head = vec![0; usize::try_from(CHUNK).unwrap()];
+    reader.read_exact(&mut head).unwrap();
+    f.store.fail.store(true, Ordering::SeqCst);
+    // The rest of a may fail now; what matters is what b's reader gets.
+    let _ = reader.read_to_end(&mut Vec::new());
+    drop(reader);
+    f.settle();
+    f.store.fail.store(false, Ordering::SeqCst);
+    assert!(f.cache.info(&ObjectAt::from(Path::from("gone"))).is_none());
+    assert!(!held(&f, "b", 0));
+    assert_eq!(read_to_end(&f, "b", 0, None), pattern(6 * CHUNK, 2));
+}
+
+#[test]
+fn warming_takes_a_read_ahead_get_in_flight_or_does_nothing() {
+    let f = fixture(CacheConfig {
+        prefetch_in_flight: 1,
+        ..small(2)
+    });
+    f.put("a", pattern(2 * CHUNK, 1));
+    f.put("b", pattern(2 * CHUNK, 2));
+    f.put("c", pattern(2 * CHUNK, 3));
+    read_to_end(&f, "a", 0, None);
+    f.settle();
+    let source = ChunkSource {
+        runtime: Arc::clone(&f.runtime),
+        store: Arc::clone(&f.store) as Arc<dyn ObjectStore>,
+        key: Path::from("a"),
+        info: f.cache.info(&ObjectAt::from(Path::from("a"))).unwrap(),
+        next: Some(naming(&["b"], &Arc::new(AtomicUsize::new(0)))),
+    };
+    // b's warming GET holds the only read-ahead GET in flight.
+    f.store.hold.store(true, Ordering::SeqCst);
+    let gets = f.gets();
+    f.cache.warm_next(&source, 2);
+    for _ in 0..2000 {
+        if f.gets() > gets {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(f.gets(), gets + 1);
+    assert_eq!(f.cache.prefetching.load(Ordering::SeqCst), 1);
+    // c finds none free: nothing is fetched for it.
+    let store = Arc::clone(&f.store);
+    let cache = Arc::clone(&f.cache);
+    f.runtime
+        .block_on(async move {
+            cache.warm(&*store, Path::from("c"), 2).await;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(f.gets(), gets + 1);
+    f.store.hold.store(false, Ordering::SeqCst);
+    f.settle();
+    assert!(held(&f, "b", 0) && held(&f, "b", 1));
+    assert!(f.cache.info(&ObjectAt::from(Path::from("c"))).is_none());
+    assert_eq!(f.cache.prefetching.load(Ordering::SeqCst), 0);
+}
