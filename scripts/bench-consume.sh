@@ -133,5 +133,5 @@ median=$(sort -g "$E2E_WORK/ratios.txt" \
 echo "consumer catch-up, ${mib} MB in ${segment_mib} MiB segments, fetches of $fetch_bytes bytes, +${latency} ms, read cache $cache: tiered / local fetch rate, median of $rounds rounds: $median; first round (cold cache): $(sed -n 1p "$E2E_WORK/ratios.txt")"
 curl -sf "http://127.0.0.1:$metrics_port/metrics" > "$E2E_WORK/metrics.txt" || true
 echo "plugin counters after the rounds (both topics; only tiered reads reach the plugin):"
-grep -E '^krabka_rsm_(fetch_(total|bytes_requested_total|bytes_served_total|first_byte_time_(avg|max))|read_cache_(hits|misses|gets|bytes_fetched|prefetched_bytes|prefetch_unread_bytes)_total|index_fetch_total)[ {]' \
+grep -E '^krabka_rsm_(fetch_(total|bytes_requested_total|bytes_served_total|first_byte_time_(avg|max))|read_cache_(hits|misses|gets|bytes_fetched|prefetched_bytes|prefetch_unread_bytes|warmed_objects)_total|index_fetch_total)[ {]' \
   "$E2E_WORK/metrics.txt" | sed 's/^/  /' || true

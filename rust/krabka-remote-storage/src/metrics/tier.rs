@@ -432,6 +432,13 @@ impl TierMetrics {
             ),
             (
                 counter(
+                    "read-cache-warmed-objects-total",
+                    "Objects of a next segment (log, indexes) fetched ahead as a reader neared the end of the one before.",
+                ),
+                cache.warmed_objects as f64,
+            ),
+            (
+                counter(
                     "read-cache-disk-hits-total",
                     "Chunks a fetch found on the read cache's disk tier instead of fetching them.",
                 ),

@@ -174,6 +174,10 @@ pub struct CacheStats {
     pub prefetched_bytes: u64,
     /// Bytes fetched ahead and evicted before any reader got them.
     pub prefetch_unread_bytes: u64,
+    /// Objects read next (the next segment's log and indexes) whose first
+    /// chunks were fetched ahead as a reader neared the end of the object
+    /// before them.
+    pub warmed_objects: u64,
     /// Chunks a reader found on the disk tier (not counted in `hits` nor
     /// `misses`).
     pub disk_hits: u64,
@@ -208,6 +212,7 @@ struct Counters {
     bytes_fetched: AtomicU64,
     prefetched_bytes: AtomicU64,
     prefetch_unread_bytes: AtomicU64,
+    warmed_objects: AtomicU64,
 }
 
 struct State {
@@ -240,6 +245,8 @@ pub struct ChunkCache {
     state: Mutex<State>,
     counters: Counters,
     prefetching: AtomicUsize,
+    /// Warmings of what is read next under way (see the `warm` module).
+    warming: AtomicUsize,
     /// Readers open now that read sequentially: they share the cache's
     /// room for read-ahead.
     sequential_readers: AtomicUsize,
@@ -305,6 +312,7 @@ impl ChunkCache {
             }),
             counters: Counters::default(),
             prefetching: AtomicUsize::new(0),
+            warming: AtomicUsize::new(0),
             sequential_readers: AtomicUsize::new(0),
             disk,
             config,
@@ -333,6 +341,7 @@ impl ChunkCache {
             bytes_fetched: count(&c.bytes_fetched),
             prefetched_bytes: count(&c.prefetched_bytes),
             prefetch_unread_bytes: count(&c.prefetch_unread_bytes),
+            warmed_objects: count(&c.warmed_objects),
             disk_hits: disk.hits,
             disk_bytes_held: disk.bytes_held,
             disk_evictions: disk.evictions,
@@ -418,11 +427,6 @@ impl ChunkCache {
     /// ahead.
     fn note_position(&self, object: &Arc<ObjectId>, pattern: Pattern) {
         self.lock().note_position(object, pattern, true);
-    }
-
-    /// Records `pattern` for `object` unless a reader has recorded one.
-    fn note_position_if_absent(&self, object: &Arc<ObjectId>, pattern: Pattern) {
-        self.lock().note_position(object, pattern, false);
     }
 
     /// Holds a chunk a reader got outside the cache (the first GET of an

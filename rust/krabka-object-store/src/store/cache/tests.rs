@@ -223,10 +223,11 @@ impl Fixture {
         out
     }
 
-    /// Waits (bounded) until no read-ahead GET is in flight.
+    /// Waits (bounded) until no read-ahead GET or warming is in flight.
     pub(super) fn settle(&self) {
         for _ in 0..2000 {
             if self.cache.prefetching.load(Ordering::SeqCst) == 0
+                && self.cache.warming.load(Ordering::SeqCst) == 0
                 && self.cache.lock().loading.is_empty()
             {
                 return;

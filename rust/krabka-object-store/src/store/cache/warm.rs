@@ -27,7 +27,7 @@
 use {
     super::{
         COALESCED_CHUNKS, ChunkCache, ChunkKey, ChunkSource, Flight, ObjectId, ObjectInfo, Origin,
-        Pattern, owned_error, split_into_chunks,
+        Pattern, StoreRuntime, owned_error, split_into_chunks,
     },
     crate::store::{
         error::{Result, StoreError},
@@ -38,6 +38,13 @@ use {
     object_store::{ObjectStore, path::Path},
     std::sync::{Arc, atomic::Ordering},
 };
+
+/// Where an object read next is fetched from.
+pub(super) struct ObjectSource {
+    pub(super) runtime: Arc<StoreRuntime>,
+    pub(super) store: Arc<dyn ObjectStore>,
+    pub(super) key: Path,
+}
 
 impl ChunkCache {
     /// Warms the objects `source`'s tier names as read after it, unless they
@@ -50,36 +57,52 @@ impl ChunkCache {
         if depth == 0 || !self.claim_next(&source.info.id) {
             return;
         }
-        let next = Arc::clone(next);
+        let listing = next();
         let cache = Arc::clone(self);
         let store = Arc::clone(&source.store);
-        let handle = source.runtime.handle().clone();
+        let runtime = Arc::clone(&source.runtime);
         let after = source.key.clone();
+        self.warming.fetch_add(1, Ordering::AcqRel);
         source.runtime.handle().spawn(async move {
-            let keys = match next().await {
-                Ok(keys) => keys,
+            match listing.await {
+                Ok(keys) => {
+                    let warms = keys.into_iter().map(|key| {
+                        let source = ObjectSource {
+                            runtime: Arc::clone(&runtime),
+                            store: Arc::clone(&store),
+                            key,
+                        };
+                        Arc::clone(&cache).warm(source, depth)
+                    });
+                    futures_util::future::join_all(warms).await;
+                }
                 Err(err) => {
                     tracing::debug!(object = %after, error = %err,
                         "could not find the objects read next; nothing is warmed");
-                    return;
                 }
-            };
-            for key in keys {
-                let cache = Arc::clone(&cache);
-                let store = Arc::clone(&store);
-                handle.spawn(async move { cache.warm(&*store, key, depth).await });
             }
+            cache.warming.fetch_sub(1, Ordering::AcqRel);
         });
     }
 
-    /// Fetches the first chunks of `key` ahead, unless a reader has opened
-    /// it or no read-ahead GET is free.
-    pub(super) async fn warm(&self, store: &dyn ObjectStore, key: Path, depth: u64) {
-        let object = ObjectAt::from(key);
-        if self.info(&object).is_some() || !self.take_prefetch_slot() {
+    /// Fetches the first chunks of `source`'s object ahead; when no
+    /// read-ahead GET is free, nothing. An object whose version is known
+    /// already (a reader read it before) gets those of its first chunks
+    /// that are neither held nor in flight fetched as read-ahead of that
+    /// version.
+    pub(super) async fn warm(self: Arc<Self>, source: ObjectSource, depth: u64) {
+        let object = ObjectAt::from(source.key.clone());
+        let chunks = depth.min(COALESCED_CHUNKS as u64);
+        if let Some(info) = self.info(&object) {
+            self.reread(source, info, chunks, depth);
             return;
         }
-        let warmed = self.warm_object(store, &object, depth).await;
+        if !self.take_prefetch_slot() {
+            return;
+        }
+        let warmed = self
+            .warm_object(&*source.store, &object, chunks, depth)
+            .await;
         self.release_prefetch_slot();
         if let Err(err) = warmed {
             tracing::debug!(object = %object.key, error = %err, "could not warm an object read next");
@@ -92,10 +115,10 @@ impl ChunkCache {
         &self,
         store: &dyn ObjectStore,
         object: &ObjectAt,
+        chunks: u64,
         depth: u64,
     ) -> Result<()> {
         let chunk = self.config.chunk_bytes;
-        let chunks = depth.min(COALESCED_CHUNKS as u64);
         let options = first_get_options(0..chunks.saturating_mul(chunk));
         let answer = store
             .get_opts(&object.key, options)
@@ -124,7 +147,8 @@ impl ChunkCache {
             // A reader learned another version meanwhile: it reads that one.
             return Ok(());
         }
-        self.note_position_if_absent(&info.id, Pattern { position: 0, depth });
+        self.counters.warmed_objects.fetch_add(1, Ordering::Relaxed);
+        self.note_entry(&info, depth);
         let flights = self.claim_chunks(&info.id, answer.range.end.div_ceil(chunk));
         let mut pending = flights.into_iter();
         let split = split_into_chunks(answer, &object.key, chunk, |bytes| {
@@ -146,6 +170,37 @@ impl ChunkCache {
                 Err(owned_error(&failure))
             }
         }
+    }
+
+    /// Fetches ahead those of the first `chunks` chunks of the known
+    /// version `info` of `source`'s object neither held nor in flight.
+    fn reread(self: &Arc<Self>, source: ObjectSource, info: ObjectInfo, chunks: u64, depth: u64) {
+        let held_chunks = info.size.div_ceil(self.config.chunk_bytes);
+        let Some(last) = held_chunks.min(chunks).checked_sub(1) else {
+            return;
+        };
+        self.counters.warmed_objects.fetch_add(1, Ordering::Relaxed);
+        self.note_entry(&info, depth);
+        let source = ChunkSource {
+            runtime: source.runtime,
+            store: source.store,
+            key: source.key,
+            info,
+            next: None,
+        };
+        self.prefetch(&source, 0..=last);
+    }
+
+    /// Records that the next reader of `info`'s object enters it at
+    /// position 0 reading ahead `depth` chunks, unless a reader stands
+    /// within it now (one that read to the end does not).
+    fn note_entry(&self, info: &ObjectInfo, depth: u64) {
+        let mut state = self.lock();
+        let within = state
+            .positions
+            .get(&info.id)
+            .is_some_and(|last| last.position < info.size);
+        state.note_position(&info.id, Pattern { position: 0, depth }, !within);
     }
 
     /// Registers a load in flight for each of the first `count` chunks of

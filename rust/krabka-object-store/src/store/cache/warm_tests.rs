@@ -82,6 +82,7 @@ fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
     let stats = f.cache.stats();
     assert_eq!(stats.prefetched_bytes % CHUNK, 0);
     assert!(stats.prefetched_bytes >= 4 * CHUNK);
+    assert_eq!(stats.warmed_objects, 1);
 
     // b's reader finds its version known and its first chunks held: no
     // GET of its own for them, and it reads on at a's depth.
@@ -153,26 +154,25 @@ fn reads_that_stop_short_of_the_end_or_jump_around_warm_nothing() {
 }
 
 #[test]
-fn an_object_a_reader_has_opened_is_left_to_it() {
+fn an_object_a_reader_has_opened_gets_only_its_missing_chunks() {
     let f = fixture(small(2));
     f.put("a", pattern(6 * CHUNK, 1));
     f.put("b", pattern(6 * CHUNK, 2));
+    // b's reader read its first chunk; a is read once without warming.
     let mut b_reader = f.open_then("b", 0, Some(CHUNK - 1), None).unwrap();
     b_reader.read_to_end(&mut Vec::new()).unwrap();
-    let b_gets = f.store.ranged_bytes.load(Ordering::SeqCst);
+    read_to_end(&f, "a", 0, None);
+    f.settle();
+    let fetched = f.store.ranged_bytes.load(Ordering::SeqCst);
+    // a again, all held, now naming b: b's second chunk is all that is
+    // fetched (a's depth is the configured 2 chunks; the first is held).
     let asked = Arc::new(AtomicUsize::new(0));
-    let before = f.cache.stats().prefetched_bytes;
     read_to_end(&f, "a", 0, Some(naming(&["b"], &asked)));
     f.settle();
     assert_eq!(asked.load(Ordering::SeqCst), 1);
-    // Only a's read-ahead was fetched ahead (a is 6 chunks: at most 5).
-    let prefetched = f.cache.stats().prefetched_bytes - before;
-    assert!(prefetched <= 5 * CHUNK, "{prefetched}");
-    assert!(f.store.ranged_bytes.load(Ordering::SeqCst) - b_gets <= 6 * CHUNK);
-    assert!(
-        !held(&f, "b", 2),
-        "b is not warmed past what its reader read"
-    );
+    assert_eq!(f.store.ranged_bytes.load(Ordering::SeqCst) - fetched, CHUNK);
+    assert!(held(&f, "b", 1));
+    assert!(!held(&f, "b", 2), "no further than the depth");
 }
 
 #[test]
@@ -237,11 +237,15 @@ fn warming_takes_a_read_ahead_get_in_flight_or_does_nothing() {
     assert_eq!(f.gets(), gets + 1);
     assert_eq!(f.cache.prefetching.load(Ordering::SeqCst), 1);
     // c finds none free: nothing is fetched for it.
-    let store = Arc::clone(&f.store);
+    let c = warm::ObjectSource {
+        runtime: Arc::clone(&f.runtime),
+        store: Arc::clone(&f.store) as Arc<dyn ObjectStore>,
+        key: Path::from("c"),
+    };
     let cache = Arc::clone(&f.cache);
     f.runtime
         .block_on(async move {
-            cache.warm(&*store, Path::from("c"), 2).await;
+            cache.warm(c, 2).await;
             Ok(())
         })
         .unwrap();
@@ -251,4 +255,47 @@ fn warming_takes_a_read_ahead_get_in_flight_or_does_nothing() {
     assert!(held(&f, "b", 0) && held(&f, "b", 1));
     assert!(f.cache.info(&ObjectAt::from(Path::from("c"))).is_none());
     assert_eq!(f.cache.prefetching.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn an_object_read_before_is_warmed_again_at_the_version_it_was_read() {
+    // Room for 16 chunks: reading 24 more evicts b's.
+    let f = fixture(CacheConfig {
+        capacity_bytes: 16 * CHUNK,
+        ..small(2)
+    });
+    f.put("a", pattern(4 * CHUNK, 1));
+    let b = pattern(6 * CHUNK, 2);
+    f.put("b", b.clone());
+    f.put("filler", pattern(24 * CHUNK, 3));
+    assert_eq!(read_to_end(&f, "b", 0, None), b);
+    read_to_end(&f, "filler", 0, None);
+    f.settle();
+    assert!(!held(&f, "b", 0), "b was evicted");
+    let version = f.cache.info(&ObjectAt::from(Path::from("b"))).unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    read_to_end(&f, "a", 0, Some(naming(&["b"], &asked)));
+    f.settle();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert!(
+        held(&f, "b", 0) && held(&f, "b", 1),
+        "b's first chunks are back"
+    );
+    assert_eq!(f.cache.stats().warmed_objects, 1);
+    // Fetched as the version read before, and entered at position 0.
+    assert_eq!(
+        f.cache.info(&ObjectAt::from(Path::from("b"))).unwrap().id,
+        version.id
+    );
+    let entry = f.cache.last_pattern(&version.id).unwrap();
+    assert_eq!(entry.position, 0);
+    assert!(entry.depth >= 2, "{entry:?}");
+    let misses = f.cache.stats().misses;
+    let mut head = vec![0; usize::try_from(2 * CHUNK).unwrap()];
+    f.open_then("b", 0, None, None)
+        .unwrap()
+        .read_exact(&mut head)
+        .unwrap();
+    assert_eq!(head, b[..head.len()]);
+    assert_eq!(f.cache.stats().misses, misses);
 }
