@@ -26,8 +26,9 @@
 //!   ([`CacheStats::prefetch_unread_bytes`]);
 //! - a sequential reader whose read-ahead reaches the end of its object
 //!   warms what its tier names as the objects read next
-//!   ([`NextObjects`]: the next segment's log and indexes), once per object
-//!   version: their first chunks are fetched ahead, as read-ahead;
+//!   ([`NextObjects`]: the next segment's log and indexes), once per pass
+//!   through the object: their first chunks are fetched ahead, as
+//!   read-ahead;
 //! - with a disk tier ([`CacheConfig::disk`]), evicted chunks are written to
 //!   files and a chunk missing from memory is read from there before it is
 //!   fetched (see the `disk` module: bounded, emptied at start, keyed by
@@ -150,6 +151,9 @@ pub(crate) struct ObjectInfo {
 pub(crate) struct Pattern {
     pub(crate) position: u64,
     pub(crate) depth: u64,
+    /// Whether this pass through the object has warmed what is read after
+    /// it (see the `warm` module).
+    pub(crate) warmed_next: bool,
 }
 
 /// What the cache has done since it was made.
@@ -220,8 +224,6 @@ struct State {
     loading: HashMap<ChunkKey, Arc<Flight>>,
     objects: HashMap<ObjectAt, ObjectInfo>,
     positions: HashMap<Arc<ObjectId>, Pattern>,
-    /// Object versions whose next objects were warmed (or are being).
-    warmed_after: std::collections::HashSet<Arc<ObjectId>>,
 }
 
 impl State {
@@ -308,7 +310,6 @@ impl ChunkCache {
                 loading: HashMap::new(),
                 objects: HashMap::new(),
                 positions: HashMap::new(),
-                warmed_after: std::collections::HashSet::new(),
             }),
             counters: Counters::default(),
             prefetching: AtomicUsize::new(0),
@@ -371,9 +372,6 @@ impl ChunkCache {
         state
             .loading
             .retain(|chunk, _| !names.contains(chunk.object.key.as_str()));
-        state
-            .warmed_after
-            .retain(|object| !names.contains(object.key.as_str()));
         state.chunks.forget_keys(&names);
         if let Some(disk) = &self.disk {
             disk.forget(|object| names.contains(object.key.as_str()));
@@ -406,16 +404,6 @@ impl ChunkCache {
         }
         state.objects.insert(object, info.clone());
         info
-    }
-
-    /// Whether the objects after `object` are still to be warmed; from now
-    /// on they are not.
-    fn claim_next(&self, object: &Arc<ObjectId>) -> bool {
-        let mut state = self.lock();
-        if state.warmed_after.len() >= MAX_OBJECTS {
-            state.warmed_after.clear();
-        }
-        state.warmed_after.insert(Arc::clone(object))
     }
 
     /// Where the last reader of `object` stood, and how deep it read ahead.

@@ -79,6 +79,7 @@ pub async fn open_cached(
             (start == 0 && reads_to_the_end).then(|| Pattern {
                 position: 0,
                 depth: cache.config().prefetch_chunks as u64,
+                warmed_next: false,
             })
         });
     let source = ChunkSource {

@@ -45,6 +45,9 @@ pub struct CachedReader {
     /// reader had to wait for read-ahead, up to [`MAX_DEPTH_FACTOR`] times.
     depth: u64,
     loaded_any: bool,
+    /// Whether this pass through the object (this reader and those it
+    /// continues) has warmed what is read after it.
+    warmed_next: bool,
     failed: Option<StoreErrorClass>,
     /// Whether it counts in the cache's sequential readers (see
     /// [`ChunkCache::sequential_readers`]).
@@ -85,12 +88,14 @@ impl CachedReader {
             ahead_to: None,
             depth: configured,
             loaded_any: false,
+            warmed_next: false,
             failed: None,
             counted: false,
         };
         if let Some(pattern) = continued {
             reader.become_sequential();
             reader.depth = pattern.depth.clamp(configured, reader.max_depth());
+            reader.warmed_next = pattern.warmed_next;
         }
         reader
     }
@@ -170,7 +175,8 @@ impl CachedReader {
             return;
         }
         let last = (self.end - 1) / self.cache.config().chunk_bytes;
-        if index + depth >= last && self.end == self.source.info.size {
+        if !self.warmed_next && index + depth >= last && self.end == self.source.info.size {
+            self.warmed_next = true;
             self.cache.warm_next(&self.source, depth);
         }
         let to = last.min(index + depth);
@@ -236,6 +242,7 @@ impl CachedReader {
         let pattern = Pattern {
             position: self.position,
             depth: self.depth,
+            warmed_next: self.warmed_next,
         };
         self.cache.note_position(&self.source.info.id, pattern);
     }

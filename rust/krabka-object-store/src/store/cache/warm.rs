@@ -15,9 +15,12 @@
 //! - counted and bounded as read-ahead: it takes one of the cache-wide
 //!   read-ahead GETs in flight (none free: nothing is warmed), its bytes are
 //!   prefetched bytes, and wasted ones are counted when evicted unread;
-//! - once per object version read (the first reader to reach the end asks;
-//!   later ones do not), and never for an object a reader has opened
-//!   already (its own reads are under way);
+//! - once per pass through an object (the fetch whose read-ahead reaches
+//!   the end asks; the fetches continuing it do not; a consumer reading the
+//!   partition again later asks again);
+//! - an object read before (its version known) gets those of its first
+//!   chunks that are neither held nor in flight fetched as read-ahead of
+//!   that version;
 //! - the next object's first reader continues from position 0 with the
 //!   depth the previous reader had reached, as if it had read on.
 //!
@@ -47,14 +50,14 @@ pub(super) struct ObjectSource {
 }
 
 impl ChunkCache {
-    /// Warms the objects `source`'s tier names as read after it, unless they
-    /// were warmed after this version of it already (see the module
-    /// documentation). `depth` is the reader's read-ahead depth in chunks.
+    /// Warms the objects `source`'s tier names as read after it (see the
+    /// module documentation). `depth` is the reader's read-ahead depth in
+    /// chunks.
     pub(super) fn warm_next(self: &Arc<Self>, source: &ChunkSource, depth: u64) {
         let Some(next) = source.next.as_ref() else {
             return;
         };
-        if depth == 0 || !self.claim_next(&source.info.id) {
+        if depth == 0 {
             return;
         }
         let listing = next();
@@ -200,7 +203,12 @@ impl ChunkCache {
             .positions
             .get(&info.id)
             .is_some_and(|last| last.position < info.size);
-        state.note_position(&info.id, Pattern { position: 0, depth }, !within);
+        let entry = Pattern {
+            position: 0,
+            depth,
+            warmed_next: false,
+        };
+        state.note_position(&info.id, entry, !within);
     }
 
     /// Registers a load in flight for each of the first `count` chunks of
