@@ -15,6 +15,12 @@
 #   KRABKA_BENCH_FETCH_BYTES=1048576  the consumer's max.partition.fetch.bytes (ConsumerPerformance --fetch-size)
 #   KRABKA_BENCH_LATENCY_MS=25    latency the proxy adds
 #   KRABKA_BENCH_CACHE=on         off: the broker runs with rsm.config.fetch.cache.size.bytes=0
+#   KRABKA_BENCH_BROKER_JVM=      more JVM options for the broker (both topics are read through it)
+#
+# The broker runs with the JVM options Kafka's own start script gives it (1 GiB heap, G1 with Kafka's pause
+# target, both JIT compilers), and the consumer with both JIT compilers: the test suite's quick-start options
+# (C1 only, 768 MiB heap) slow the broker's remote-read path, which runs more Java per byte than the local
+# log's `sendfile`, and the consumer alike. E2E_JVM_OPTS and E2E_CLIENT_OPTS override them.
 #
 # Not part of the test command: run it by hand. Needs the plugin jar (built with gradle if missing), SeaweedFS
 # (PyPI) and toxiproxy (`go install`, Go module proxy).
@@ -43,6 +49,8 @@ fi
 [[ -f ${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar} ]] || gradle --no-daemon -q jar
 
 export E2E_KAFKA=${E2E_KAFKA:-newest} E2E_RSM=krabka
+export E2E_JVM_OPTS=${E2E_JVM_OPTS:-"-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent"}
+export E2E_CLIENT_OPTS=${E2E_CLIENT_OPTS:-"-XX:TieredStopAtLevel=4 -Xmx512m"}
 e2e_setup_kafka
 e2e_select_plugin
 export E2E_WORK="$E2E_ROOT/build/bench/consume"
@@ -77,7 +85,7 @@ extra="$E2E_WORK/bench.properties"
 
 # The plugin's metrics (Prometheus JMX exporter agent): what the read cache did, printed at the end.
 metrics_port=$(free_port)
-export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$E2E_ROOT/examples/prometheus-jmx-exporter.yaml"
+export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$E2E_ROOT/examples/prometheus-jmx-exporter.yaml ${KRABKA_BENCH_BROKER_JVM:-}"
 node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
   "$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)" "$extra"
