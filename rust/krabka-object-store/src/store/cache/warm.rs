@@ -178,8 +178,8 @@ impl ChunkCache {
     /// Fetches ahead those of the first `chunks` chunks of the known
     /// version `info` of `source`'s object neither held nor in flight.
     fn reread(self: &Arc<Self>, source: ObjectSource, info: ObjectInfo, chunks: u64, depth: u64) {
-        let held_chunks = info.size.div_ceil(self.config.chunk_bytes);
-        let Some(last) = held_chunks.min(chunks).checked_sub(1) else {
+        let object_chunks = info.size.div_ceil(self.config.chunk_bytes);
+        let Some(last) = object_chunks.min(chunks).checked_sub(1) else {
             return;
         };
         self.counters.warmed_objects.fetch_add(1, Ordering::Relaxed);
