@@ -17,9 +17,7 @@
 use {
     futures_util::{FutureExt, StreamExt},
     krabka_kafka::{IndexType, LOG_FILE_SUFFIX, parse_segment_file_name},
-    krabka_object_store::store::{
-        Path, Result, StoreError, cache::NextObjects, errors::to_store_error,
-    },
+    krabka_object_store::store::{Path, Result, cache::NextObjects, errors::to_store_error},
     object_store::ObjectStore,
     std::sync::Arc,
     uuid::Uuid,
@@ -98,18 +96,6 @@ fn segment_of(key: &Path) -> Option<(i64, Uuid)> {
     Some((parsed.base_offset, parsed.segment_id))
 }
 
-/// The partition directory of a segment's keys as a path.
-///
-/// # Errors
-/// [`StoreError::InvalidArgument`] when it is not a valid object key.
-pub(crate) fn dir_path(dir: &str) -> Result<Path> {
-    Path::parse(dir).map_err(|source| {
-        StoreError::InvalidArgument(format!(
-            "partition directory `{dir}` is not a valid object key: {source}"
-        ))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use {
@@ -156,7 +142,7 @@ mod tests {
             }
         }
         put_all(&store, &keys).await;
-        let dir = dir_path("p/t-0-dir").unwrap();
+        let dir = Path::from("p/t-0-dir");
         let next = next_segment_objects(&store, &dir, &key(0, 7, ".log"))
             .await
             .unwrap();
@@ -193,7 +179,7 @@ mod tests {
             ],
         )
         .await;
-        let dir = dir_path("p/t-0-dir").unwrap();
+        let dir = Path::from("p/t-0-dir");
         let next = next_segment_objects(&store, &dir, &key(0, 1, ".log"))
             .await
             .unwrap();
@@ -222,7 +208,7 @@ mod tests {
             ],
         )
         .await;
-        let dir = dir_path("p/t-0-dir").unwrap();
+        let dir = Path::from("p/t-0-dir");
         let next = next_segment_objects(&store, &dir, &key(0, 1, ".log"))
             .await
             .unwrap();

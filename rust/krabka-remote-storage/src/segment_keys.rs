@@ -54,15 +54,24 @@ impl SegmentKeys {
         &self.dir
     }
 
+    /// The partition directory as a key prefix (for listings).
+    pub(crate) fn partition_path(&self) -> Result<Path> {
+        object_key(&self.dir)
+    }
+
     /// The key of the object with `suffix` (`.manifest`, …).
     pub(crate) fn with_suffix(&self, suffix: &str) -> Result<Path> {
-        let key = format!("{}{suffix}", self.base);
-        Path::parse(&key).map_err(|source| {
-            StoreError::InvalidArgument(format!(
-                "segment key `{key}` is not a valid object key: {source}"
-            ))
-        })
+        object_key(&format!("{}{suffix}", self.base))
     }
+}
+
+/// `key` as an object key.
+fn object_key(key: &str) -> Result<Path> {
+    Path::parse(key).map_err(|source| {
+        StoreError::InvalidArgument(format!(
+            "segment key `{key}` is not a valid object key: {source}"
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -236,7 +236,7 @@ impl RemoteStorageManager for S3RemoteStorage {
         let next = match self.store.read_cache() {
             Some(_) => Some(next_segment::after(
                 Arc::clone(self.store.store()),
-                next_segment::dir_path(keys.partition_dir()).map_err(spi_error)?,
+                keys.partition_path().map_err(spi_error)?,
                 log.clone(),
             )),
             None => None,

@@ -70,7 +70,7 @@ use {
         error::{Result, StoreError},
         errors::to_store_error,
         fetch::ObjectAt,
-        reader::Pin,
+        reader::{Pin, pin_of},
     },
     bytes::{Bytes, BytesMut},
     chunks::{ChunkKey, Chunks},
@@ -97,9 +97,9 @@ const MAX_OBJECTS: usize = 16_384;
 /// The objects a reader that reads its object to the end will most likely
 /// read next, in the order they are worth warming: for a tier whose keys
 /// sort by offset, the next segment's log and indexes, found by one listing.
-/// The cache asks once per object version, when a sequential reader's
-/// read-ahead reaches the object's end, and fetches the first chunks of each
-/// ahead (see the module documentation). A failure only means nothing is
+/// The cache asks once per pass through an object, when a sequential
+/// reader's read-ahead reaches the object's end, and fetches the first
+/// chunks of each ahead (see the module documentation). A failure only means nothing is
 /// warmed.
 pub type NextObjects = Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Path>>> + Send + Sync>;
 
@@ -143,6 +143,20 @@ pub(crate) struct ObjectInfo {
     id: Arc<ObjectId>,
     pin: Pin,
     size: u64,
+}
+
+impl ObjectInfo {
+    /// The version and size of `key` that a GET's `answer` tells; `None`
+    /// when the store names no version or ETag (such an object is read
+    /// without the cache).
+    fn of_answer(key: &Path, answer: &GetResult) -> Option<Self> {
+        let pin = pin_of(answer);
+        Some(Self {
+            id: Arc::new(ObjectId::of(key, &pin)?),
+            pin,
+            size: answer.meta.size,
+        })
+    }
 }
 
 /// Where the last reader of an object stood and how deep it read ahead: a

@@ -1,15 +1,13 @@
 //! Opening a ranged read through the cache.
 
 use {
-    super::{
-        ChunkCache, ChunkSource, NextObjects, ObjectId, ObjectInfo, Pattern, reader::CachedReader,
-    },
+    super::{ChunkCache, ChunkSource, NextObjects, ObjectInfo, Pattern, reader::CachedReader},
     crate::store::{
         StoreRuntime,
         error::{Result, StoreError},
         errors::to_store_error,
         fetch::{ObjectAt, Opened, open_range},
-        reader::{first_get_options, pin_of},
+        reader::first_get_options,
         tuning::Tuning,
     },
     object_store::ObjectStore,
@@ -120,11 +118,9 @@ async fn learn(
             };
         }
     };
-    let pin = pin_of(&first);
-    let Some(id) = ObjectId::of(&object.key, &pin) else {
+    let Some(info) = ObjectInfo::of_answer(&object.key, &first) else {
         return Ok(None);
     };
-    let size = first.meta.size;
     let range = first.range.clone();
     let bytes = first
         .bytes()
@@ -142,11 +138,6 @@ async fn learn(
             source: None,
         });
     }
-    let info = ObjectInfo {
-        id: Arc::new(id),
-        pin,
-        size,
-    };
     cache.hold(&info.id, index, bytes);
     cache.learn(object.clone(), info.clone());
     Ok(Some(info))

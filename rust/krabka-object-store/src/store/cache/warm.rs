@@ -36,7 +36,7 @@ use {
         error::{Result, StoreError},
         errors::to_store_error,
         fetch::ObjectAt,
-        reader::{first_get_options, pin_of},
+        reader::first_get_options,
     },
     object_store::{ObjectStore, path::Path},
     std::sync::{Arc, atomic::Ordering},
@@ -128,8 +128,7 @@ impl ChunkCache {
             .await
             .map_err(|e| to_store_error(e, "read ahead of", object.key.as_ref()))?;
         self.counters.gets.fetch_add(1, Ordering::Relaxed);
-        let pin = pin_of(&answer);
-        let Some(id) = ObjectId::of(&object.key, &pin) else {
+        let Some(info) = ObjectInfo::of_answer(&object.key, &answer) else {
             return Ok(());
         };
         if answer.range.start != 0 {
@@ -141,11 +140,6 @@ impl ChunkCache {
                 source: None,
             });
         }
-        let info = ObjectInfo {
-            id: Arc::new(id),
-            pin,
-            size: answer.meta.size,
-        };
         if self.learn_if_absent(object.clone(), info.clone()).id != info.id {
             // A reader learned another version meanwhile: it reads that one.
             return Ok(());
