@@ -72,7 +72,8 @@ taken, chosen = set(), []
 for _ in range(5000):
     if len(chosen) == count:
         break
-    port = random.randint(20000, 55000 - offset)
+    # Below the kernel's ephemeral range (32768 on): no outgoing connection takes it before the server binds.
+    port = random.randint(10000, 32767 - offset)
     wanted = {port, port + offset}
     if wanted & taken or not all(free(p) for p in wanted):
         continue
