@@ -16,6 +16,13 @@
 #   KRABKA_BENCH_LATENCY_MS=25    latency the proxy adds
 #   KRABKA_BENCH_CACHE=on         off: the broker runs with rsm.config.fetch.cache.size.bytes=0
 #   KRABKA_BENCH_BROKER_JVM=      more JVM options for the broker (both topics are read through it)
+#   KRABKA_BENCH_PROPERTIES=      more broker properties, space-separated key=value (e.g.
+#                                 rsm.config.fetch.cache.size.bytes=1073741824)
+#   KRABKA_BENCH_TIER=s3          s3: our plugin on SeaweedFS through the latency proxy (the figure);
+#                                 filesystem: our plugin's filesystem tier on the broker's disk, no proxy;
+#                                 kafka-local: Kafka's own LocalTieredStorage on the broker's disk with the
+#                                 topic-based metadata manager, no plugin of ours: the rate Kafka's remote-read
+#                                 path itself allows on this machine, a ceiling for any plugin
 #
 # The broker runs with the JVM options Kafka's own start script gives it (1 GiB heap, G1 with Kafka's pause
 # target, both JIT compilers), and the consumer with both JIT compilers: the test suite's quick-start options
@@ -33,22 +40,26 @@ mib=${KRABKA_BENCH_MIB:-256}
 rounds=${KRABKA_BENCH_ROUNDS:-3}
 latency=${KRABKA_BENCH_LATENCY_MS:-25}
 cache=${KRABKA_BENCH_CACHE:-on}
+tier=${KRABKA_BENCH_TIER:-s3}
 segment_mib=${KRABKA_BENCH_SEGMENT_MIB:-16}
 fetch_bytes=${KRABKA_BENCH_FETCH_BYTES:-1048576}
 for value in "$mib" "$rounds" "$latency" "$segment_mib" "$fetch_bytes"; do
   [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "the KRABKA_BENCH_* values must be positive integers" >&2; exit 64; }
 done
 [[ $cache == on || $cache == off ]] || { echo "KRABKA_BENCH_CACHE must be on or off" >&2; exit 64; }
+[[ $tier == s3 || $tier == filesystem || $tier == kafka-local ]] \
+  || { echo "KRABKA_BENCH_TIER must be s3, filesystem or kafka-local" >&2; exit 64; }
 
 tools=${KRABKA_TOOLS:-$HOME/.cache/krabka-test}
 toxiproxy=$tools/go/bin/server
-if [[ ! -x $toxiproxy ]]; then
+if [[ $tier == s3 && ! -x $toxiproxy ]]; then
   echo "installing toxiproxy v2.5.0 (go install)"
   GOBIN=$tools/go/bin go install "github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0"
 fi
 [[ -f ${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar} ]] || gradle --no-daemon -q jar
 
 export E2E_KAFKA=${E2E_KAFKA:-newest} E2E_RSM=krabka
+[[ $tier == kafka-local ]] && E2E_RSM=kafka-local
 export E2E_JVM_OPTS=${E2E_JVM_OPTS:-"-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent"}
 export E2E_CLIENT_OPTS=${E2E_CLIENT_OPTS:-"-XX:TieredStopAtLevel=4 -Xmx512m"}
 e2e_setup_kafka
@@ -61,38 +72,60 @@ cleanup() {
   [[ -z $toxi_pid ]] || { kill "$toxi_pid" 2>/dev/null || true; wait "$toxi_pid" 2>/dev/null || true; }
 }
 trap cleanup EXIT
-export E2E_RF=1
+export E2E_RF=1 E2E_TIER_DIR="$E2E_WORK/tier"
+mkdir -p "$E2E_TIER_DIR"
 
-e2e_start_seaweedfs
-api_port=$(free_port) proxy_port=$(free_port)
-"$toxiproxy" -host 127.0.0.1 -port "$api_port" > "$E2E_WORK/toxiproxy.log" 2>&1 &
-toxi_pid=$!
-waited=0
-until curl -sf -o /dev/null "http://127.0.0.1:$api_port/version"; do
-  (( waited++ < 100 )) || { echo "toxiproxy not up after 20s" >&2; exit 1; }
-  sleep 0.2
-done
-curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies" \
-  -d "{\"name\":\"s3\",\"listen\":\"127.0.0.1:$proxy_port\",\"upstream\":\"${E2E_S3_ENDPOINT#http://}\"}"
-curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies/s3/toxics" \
-  -d "{\"name\":\"latency\",\"type\":\"latency\",\"stream\":\"downstream\",\"attributes\":{\"latency\":$latency}}"
-# The broker reaches the bucket through the proxy.
-export E2E_S3_ENDPOINT="http://127.0.0.1:$proxy_port" E2E_S3_PREFIX=bench-consume
+if [[ $tier == s3 ]]; then
+  e2e_start_seaweedfs
+  api_port=$(free_port) proxy_port=$(free_port)
+  "$toxiproxy" -host 127.0.0.1 -port "$api_port" > "$E2E_WORK/toxiproxy.log" 2>&1 &
+  toxi_pid=$!
+  waited=0
+  until curl -sf -o /dev/null "http://127.0.0.1:$api_port/version"; do
+    (( waited++ < 100 )) || { echo "toxiproxy not up after 20s" >&2; exit 1; }
+    sleep 0.2
+  done
+  curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies" \
+    -d "{\"name\":\"s3\",\"listen\":\"127.0.0.1:$proxy_port\",\"upstream\":\"${E2E_S3_ENDPOINT#http://}\"}"
+  curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies/s3/toxics" \
+    -d "{\"name\":\"latency\",\"type\":\"latency\",\"stream\":\"downstream\",\"attributes\":{\"latency\":$latency}}"
+  # The broker reaches the bucket through the proxy.
+  export E2E_S3_ENDPOINT="http://127.0.0.1:$proxy_port" E2E_S3_PREFIX=bench-consume
+fi
 extra="$E2E_WORK/bench.properties"
 {
   [[ $cache == on ]] || echo "rsm.config.fetch.cache.size.bytes=0"
+  for property in ${KRABKA_BENCH_PROPERTIES:-}; do echo "$property"; done
 } > "$extra"
 
-# The plugin's metrics (Prometheus JMX exporter agent): what the read cache did, printed at the end.
+# The plugin's metrics (Prometheus JMX exporter agent): what the read cache did, printed at the end. The
+# example rules, plus the broker's own Fetch request timers (queue, local, purgatory, response), which the
+# script reads before and after each consumer to tell where a tiered fetch's time goes.
 metrics_port=$(free_port)
-export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$E2E_ROOT/examples/prometheus-jmx-exporter.yaml ${KRABKA_BENCH_BROKER_JVM:-}"
+exporter="$E2E_WORK/prometheus-jmx-exporter.yaml"
+sed 's/^includeObjectNames:$/&\n  - "kafka.network:type=RequestMetrics,request=Fetch,*"/' \
+  "$E2E_ROOT/examples/prometheus-jmx-exporter.yaml" > "$exporter"
+cat >> "$exporter" <<'RULES'
+  - pattern: 'kafka.network<type=RequestMetrics, name=([A-Za-z]+), request=Fetch><>(Count|Mean)'
+    name: bench_fetch_$1_$2
+    type: GAUGE
+RULES
+export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$exporter ${KRABKA_BENCH_BROKER_JVM:-}"
 node="$E2E_WORK/node1"
+case $tier in
+  s3) fragments=("$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)")
+      where="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX through toxiproxy (+${latency} ms)" ;;
+  filesystem) fragments=("$(e2e_rsm_fragment filesystem)" "$(e2e_rlmm_fragment krabka filesystem)")
+      where="our filesystem tier on the broker's disk" ;;
+  kafka-local) fragments=("$(e2e_rsm_fragment filesystem)" "$(e2e_rlmm_fragment topic-based filesystem)")
+      where="Kafka's LocalTieredStorage on the broker's disk, topic-based metadata" ;;
+esac
 node_config "$node" 1 broker,controller self "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
-  "$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)" "$extra"
+  "${fragments[@]}" "$extra"
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")
-e2e_log "broker at $bootstrap, tier s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX through toxiproxy (+${latency} ms), read cache $cache"
+e2e_log "broker at $bootstrap, tier $where, read cache $cache"
 
 kafka() { java -Xmx512m -cp "$KAFKA_HOME/libs/*" "$@"; }
 records=$(( mib * 1024 ))
@@ -118,11 +151,36 @@ while :; do
 done
 e2e_log "tiered: every closed segment in the tier, the local log starts at offset $((10#${first%.log}))"
 
-# consume TOPIC: the consumer's fetch rate in MB/s (ConsumerPerformance's fetch.MB.sec).
+# fetch_timers: the broker's Fetch request timers as "name count sum-of-ms" lines (sum = mean × count).
+fetch_timers() {
+  curl -sf "http://127.0.0.1:$metrics_port/metrics" \
+    | awk '/^bench_fetch_[A-Za-z]+_(count|mean)[ {]/ {
+             split($1, part, "_"); name = part[3]; sub(/\{.*/, "", part[4])
+             if (part[4] == "count") count[name] = $NF; else mean[name] = $NF
+           }
+           END { for (name in count) printf "%s %s %.3f\n", name, count[name], count[name] * mean[name] }'
+}
+
+# misses: the read cache's chunk misses so far (0 without our plugin's metrics).
+misses() {
+  curl -sf "http://127.0.0.1:$metrics_port/metrics" \
+    | awk '/^krabka_rsm_read_cache_misses_total[ {]/ { n += $NF } END { printf "%d\n", n }'
+}
+
+# consume TOPIC: the consumer's fetch rate in MB/s (ConsumerPerformance's fetch.MB.sec). Appends the mean
+# of each of the broker's Fetch timers over this consumer's requests to $E2E_WORK/timers-TOPIC.txt, and the
+# read cache's misses during it to $E2E_WORK/misses-TOPIC.txt.
 consume() {
+  local before misses_before
+  before=$(fetch_timers || true)
+  misses_before=$(misses || echo 0)
   kafka org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --topic "$1" \
     --messages "$records" --timeout 600000 --fetch-size "$fetch_bytes" --group "bench-$1-$RANDOM$RANDOM" \
     > "$E2E_WORK/consume.txt"
+  awk 'NR == FNR { count[$1] = $2; sum[$1] = $3; next }
+       $2 > count[$1] { printf "%s %d %.3f\n", $1, $2 - count[$1], ($3 - sum[$1]) / ($2 - count[$1]) }' \
+    <(echo "$before") <(fetch_timers || true) >> "$E2E_WORK/timers-$1.txt"
+  echo $(( $(misses || echo 0) - misses_before )) >> "$E2E_WORK/misses-$1.txt"
   awk -F', *' '/^start\.time/ { for (i = 1; i <= NF; i++) if ($i == "fetch.MB.sec") col = i; next }
                col && !done { print $col; done = 1 }' "$E2E_WORK/consume.txt"
 }
@@ -134,11 +192,19 @@ for (( round = 1; round <= rounds; round++ )); do
   for topic in "${order[@]}"; do rate[$topic]=$(consume "$topic"); done
   ratio=$(awk -v t="${rate[tiered]}" -v l="${rate[local]}" 'BEGIN { printf "%.3f", t / l }')
   echo "$ratio" >> "$E2E_WORK/ratios.txt"
-  e2e_log "round $round (${order[*]}): tiered ${rate[tiered]} MB/s, local ${rate[local]} MB/s, ratio $ratio"
+  e2e_log "round $round (${order[*]}): tiered ${rate[tiered]} MB/s, local ${rate[local]} MB/s, ratio $ratio, read cache misses $(tail -n 1 "$E2E_WORK/misses-tiered.txt")"
 done
 median=$(sort -g "$E2E_WORK/ratios.txt" \
   | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-echo "consumer catch-up, ${mib} MB in ${segment_mib} MiB segments, fetches of $fetch_bytes bytes, +${latency} ms, read cache $cache: tiered / local fetch rate, median of $rounds rounds: $median; first round (cold cache): $(sed -n 1p "$E2E_WORK/ratios.txt")"
+echo "consumer catch-up, ${mib} MB in ${segment_mib} MiB segments, fetches of $fetch_bytes bytes, tier $where, read cache $cache: tiered / local fetch rate, median of $rounds rounds: $median; first round (cold cache): $(sed -n 1p "$E2E_WORK/ratios.txt")"
+# Where a Fetch request's time goes, per topic: the mean of each timer over the rounds (ms), and requests.
+for topic in tiered local; do
+  awk -v topic="$topic" '{ n[$1] += $2; total[$1] += $2 * $3 }
+    END { line = ""
+          for (name in n) if (name ~ /timems$/) line = line sprintf(" %s %.2f", name, total[name] / n[name])
+          printf "broker Fetch requests while the %s consumers ran (%d): mean ms per request:%s\n",
+                 topic, n["totaltimems"], line }' "$E2E_WORK/timers-$topic.txt" 2>/dev/null || true
+done
 curl -sf "http://127.0.0.1:$metrics_port/metrics" > "$E2E_WORK/metrics.txt" || true
 echo "plugin counters after the rounds (both topics; only tiered reads reach the plugin):"
 grep -E '^krabka_rsm_(fetch_(total|bytes_requested_total|bytes_served_total|first_byte_time_(avg|max))|read_cache_(hits|misses|gets|bytes_fetched|prefetched_bytes|prefetch_unread_bytes|warmed_objects)_total|index_fetch_total)[ {]' \
