@@ -13,7 +13,7 @@
 #   KRABKA_BENCH_ROUNDS=3         rounds
 #   KRABKA_BENCH_SEGMENT_MIB=16   segment size of both topics (Kafka's default is 1024)
 #   KRABKA_BENCH_FETCH_BYTES=1048576  the consumer's max.partition.fetch.bytes (ConsumerPerformance --fetch-size)
-#   KRABKA_BENCH_LATENCY_MS=25    latency the proxy adds
+#   KRABKA_BENCH_LATENCY_MS=25    latency the proxy adds; 0: no proxy, the broker reaches SeaweedFS directly
 #   KRABKA_BENCH_CACHE=on         off: the broker runs with rsm.config.fetch.cache.size.bytes=0
 #   KRABKA_BENCH_BROKER_JVM=      more JVM options for the broker (both topics are read through it)
 #   KRABKA_BENCH_PROPERTIES=      more broker properties, space-separated key=value (e.g.
@@ -43,7 +43,8 @@ cache=${KRABKA_BENCH_CACHE:-on}
 tier=${KRABKA_BENCH_TIER:-s3}
 segment_mib=${KRABKA_BENCH_SEGMENT_MIB:-16}
 fetch_bytes=${KRABKA_BENCH_FETCH_BYTES:-1048576}
-for value in "$mib" "$rounds" "$latency" "$segment_mib" "$fetch_bytes"; do
+[[ $latency =~ ^[0-9]+$ ]] || { echo "KRABKA_BENCH_LATENCY_MS must be a whole number of milliseconds" >&2; exit 64; }
+for value in "$mib" "$rounds" "$segment_mib" "$fetch_bytes"; do
   [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "the KRABKA_BENCH_* values must be positive integers" >&2; exit 64; }
 done
 [[ $cache == on || $cache == off ]] || { echo "KRABKA_BENCH_CACHE must be on or off" >&2; exit 64; }
@@ -52,7 +53,7 @@ done
 
 tools=${KRABKA_TOOLS:-$HOME/.cache/krabka-test}
 toxiproxy=$tools/go/bin/server
-if [[ $tier == s3 && ! -x $toxiproxy ]]; then
+if [[ $tier == s3 ]] && (( latency > 0 )) && [[ ! -x $toxiproxy ]]; then
   echo "installing toxiproxy v2.5.0 (go install)"
   GOBIN=$tools/go/bin go install "github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0"
 fi
@@ -77,6 +78,10 @@ mkdir -p "$E2E_TIER_DIR"
 
 if [[ $tier == s3 ]]; then
   e2e_start_seaweedfs
+  export E2E_S3_PREFIX=bench-consume
+  where="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX, SeaweedFS reached directly"
+fi
+if [[ $tier == s3 ]] && (( latency > 0 )); then
   api_port=$(free_port) proxy_port=$(free_port)
   "$toxiproxy" -host 127.0.0.1 -port "$api_port" > "$E2E_WORK/toxiproxy.log" 2>&1 &
   toxi_pid=$!
@@ -90,7 +95,8 @@ if [[ $tier == s3 ]]; then
   curl -sf -o /dev/null -X POST "http://127.0.0.1:$api_port/proxies/s3/toxics" \
     -d "{\"name\":\"latency\",\"type\":\"latency\",\"stream\":\"downstream\",\"attributes\":{\"latency\":$latency}}"
   # The broker reaches the bucket through the proxy.
-  export E2E_S3_ENDPOINT="http://127.0.0.1:$proxy_port" E2E_S3_PREFIX=bench-consume
+  export E2E_S3_ENDPOINT="http://127.0.0.1:$proxy_port"
+  where="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX through toxiproxy (+${latency} ms)"
 fi
 extra="$E2E_WORK/bench.properties"
 {
@@ -113,8 +119,7 @@ RULES
 export E2E_JVM_EXTRA="-javaagent:$(e2e_prometheus_agent)=127.0.0.1:$metrics_port:$exporter ${KRABKA_BENCH_BROKER_JVM:-}"
 node="$E2E_WORK/node1"
 case $tier in
-  s3) fragments=("$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)")
-      where="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX through toxiproxy (+${latency} ms)" ;;
+  s3) fragments=("$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)") ;;
   filesystem) fragments=("$(e2e_rsm_fragment filesystem)" "$(e2e_rlmm_fragment krabka filesystem)")
       where="our filesystem tier on the broker's disk" ;;
   kafka-local) fragments=("$(e2e_rsm_fragment filesystem)" "$(e2e_rlmm_fragment topic-based filesystem)")
