@@ -36,8 +36,10 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_streamRead<'lo
         if want == 0 {
             return Ok(0);
         }
-        let read = segment.read_chunk::<BridgeError>(want, |chunk| {
-            Ok(dst.set_region(env, off, as_jbytes(chunk))?)
+        let read = segment.read_chunk::<BridgeError>(want, |offset, piece| {
+            // `off + offset` lies within `off..off + len`, checked above to fit the array.
+            let at = off.saturating_add(jint::try_from(offset).unwrap_or(jint::MAX));
+            Ok(dst.set_region(env, at, as_jbytes(piece))?)
         })?;
         Ok(if read == 0 {
             -1
