@@ -156,36 +156,34 @@ while :; do
 done
 e2e_log "tiered: every closed segment in the tier, the local log starts at offset $((10#${first%.log}))"
 
-# fetch_timers: the broker's Fetch request timers as "name count sum-of-ms" lines (sum = mean × count).
-fetch_timers() {
-  curl -sf "http://127.0.0.1:$metrics_port/metrics" \
+# counters: from one scrape of the broker's metrics, its Fetch request timers as "name count sum-of-ms"
+# lines (sum = mean × count) and the read cache's chunk misses as a "misses N 0" line (0 without our
+# plugin's metrics).
+counters() {
+  { curl -sf "http://127.0.0.1:$metrics_port/metrics" || true; } \
     | awk '/^bench_fetch_[A-Za-z]+_(count|mean)[ {]/ {
              split($1, part, "_"); name = part[3]; sub(/\{.*/, "", part[4])
              if (part[4] == "count") count[name] = $NF; else mean[name] = $NF
            }
-           END { for (name in count) printf "%s %s %.3f\n", name, count[name], count[name] * mean[name] }'
-}
-
-# misses: the read cache's chunk misses so far (0 without our plugin's metrics).
-misses() {
-  curl -sf "http://127.0.0.1:$metrics_port/metrics" \
-    | awk '/^krabka_rsm_read_cache_misses_total[ {]/ { n += $NF } END { printf "%d\n", n }'
+           /^krabka_rsm_read_cache_misses_total[ {]/ { misses += $NF }
+           END { for (name in count) printf "%s %s %.3f\n", name, count[name], count[name] * mean[name]
+                 printf "misses %d 0\n", misses }'
 }
 
 # consume TOPIC: the consumer's fetch rate in MB/s (ConsumerPerformance's fetch.MB.sec). Appends the mean
 # of each of the broker's Fetch timers over this consumer's requests to $E2E_WORK/timers-TOPIC.txt, and the
 # read cache's misses during it to $E2E_WORK/misses-TOPIC.txt.
 consume() {
-  local before misses_before
-  before=$(fetch_timers || true)
-  misses_before=$(misses || echo 0)
+  local before after
+  before=$(counters)
   kafka org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --topic "$1" \
     --messages "$records" --timeout 600000 --fetch-size "$fetch_bytes" --group "bench-$1-$RANDOM$RANDOM" \
     > "$E2E_WORK/consume.txt"
+  after=$(counters)
   awk 'NR == FNR { count[$1] = $2; sum[$1] = $3; next }
+       $1 == "misses" { print $2 - count["misses"] >> misses; next }
        $2 > count[$1] { printf "%s %d %.3f\n", $1, $2 - count[$1], ($3 - sum[$1]) / ($2 - count[$1]) }' \
-    <(echo "$before") <(fetch_timers || true) >> "$E2E_WORK/timers-$1.txt"
-  echo $(( $(misses || echo 0) - misses_before )) >> "$E2E_WORK/misses-$1.txt"
+    misses="$E2E_WORK/misses-$1.txt" <(echo "$before") <(echo "$after") >> "$E2E_WORK/timers-$1.txt"
   awk -F', *' '/^start\.time/ { for (i = 1; i <= NF; i++) if ($i == "fetch.MB.sec") col = i; next }
                col && !done { print $col; done = 1 }' "$E2E_WORK/consume.txt"
 }
@@ -203,6 +201,8 @@ median=$(sort -g "$E2E_WORK/ratios.txt" \
   | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 echo "consumer catch-up, ${mib} MB in ${segment_mib} MiB segments, fetches of $fetch_bytes bytes, tier $where, read cache $cache: tiered / local fetch rate, median of $rounds rounds: $median; first round (cold cache): $(sed -n 1p "$E2E_WORK/ratios.txt")"
 # Where a Fetch request's time goes, per topic: the mean of each timer over the rounds (ms), and requests.
+# With kafka-local the topic-based metadata manager's own consumers fetch from the same broker: their long
+# polls count too, so there the timers say little.
 for topic in tiered local; do
   awk -v topic="$topic" '{ n[$1] += $2; total[$1] += $2 * $3 }
     END { line = ""

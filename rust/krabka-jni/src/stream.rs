@@ -73,30 +73,36 @@ impl SegmentStream {
         }
         let mut handed = 0;
         while handed < want && !*finished {
-            let room = (want - handed).min(PIECE);
-            let mut filled = 0;
-            while filled < room && !*finished {
-                let Some(space) = buffer.get_mut(filled..room) else {
-                    break;
-                };
-                match reader.read(space) {
-                    Ok(0) => *finished = true,
-                    Ok(n) => filled += n,
-                    Err(err) if err.kind() == ErrorKind::Interrupted => {}
-                    Err(err) => {
-                        return Err(
-                            RemoteStorageError::io("read", "remote segment stream", err).into()
-                        );
-                    }
-                }
-            }
+            let piece = buffer
+                .get_mut(..(want - handed).min(PIECE))
+                .unwrap_or_default();
+            let filled = fill(reader, piece, finished)?;
             if filled > 0 {
-                sink(handed, buffer.get(..filled).unwrap_or_default())?;
+                sink(handed, piece.get(..filled).unwrap_or_default())?;
                 handed += filled;
             }
         }
         Ok(handed)
     }
+}
+
+/// Reads from `reader` until `space` is full or the stream ends (then sets
+/// `finished`); returns the bytes read.
+fn fill(
+    reader: &mut SegmentReader,
+    space: &mut [u8],
+    finished: &mut bool,
+) -> Result<usize, RemoteStorageError> {
+    let mut filled = 0;
+    while filled < space.len() && !*finished {
+        match reader.read(space.get_mut(filled..).unwrap_or_default()) {
+            Ok(0) => *finished = true,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == ErrorKind::Interrupted => {}
+            Err(err) => return Err(RemoteStorageError::io("read", "remote segment stream", err)),
+        }
+    }
+    Ok(filled)
 }
 
 #[cfg(test)]

@@ -65,12 +65,10 @@ impl SegmentKeys {
     }
 }
 
-/// `key` as an object key.
+/// `key` (a segment object's or its partition directory's) as an object key.
 fn object_key(key: &str) -> Result<Path> {
     Path::parse(key).map_err(|source| {
-        StoreError::InvalidArgument(format!(
-            "segment key `{key}` is not a valid object key: {source}"
-        ))
+        StoreError::InvalidArgument(format!("`{key}` is not a valid object key: {source}"))
     })
 }
 
