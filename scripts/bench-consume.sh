@@ -23,6 +23,10 @@
 #                                 kafka-local: Kafka's own LocalTieredStorage on the broker's disk with the
 #                                 topic-based metadata manager, no plugin of ours: the rate Kafka's remote-read
 #                                 path itself allows on this machine, a ceiling for any plugin
+#   KRABKA_BENCH_CPUS=shared      shared: every process on every CPU; split: SeaweedFS and the proxy on the
+#                                 last CPU, everything else (broker, producers, consumers) on the others, as a
+#                                 cloud's object store runs on machines of its own and charges the broker's
+#                                 CPUs nothing (both topics are read with the same CPUs)
 #
 # The broker runs with the JVM options Kafka's own start script gives it (1 GiB heap, G1 with Kafka's pause
 # target, both JIT compilers), and the consumer with both JIT compilers: the test suite's quick-start options
@@ -43,6 +47,7 @@ cache=${KRABKA_BENCH_CACHE:-on}
 tier=${KRABKA_BENCH_TIER:-s3}
 segment_mib=${KRABKA_BENCH_SEGMENT_MIB:-16}
 fetch_bytes=${KRABKA_BENCH_FETCH_BYTES:-1048576}
+cpus=${KRABKA_BENCH_CPUS:-shared}
 [[ $latency =~ ^[0-9]+$ ]] || { echo "KRABKA_BENCH_LATENCY_MS must be a whole number of milliseconds" >&2; exit 64; }
 for value in "$mib" "$rounds" "$segment_mib" "$fetch_bytes"; do
   [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "the KRABKA_BENCH_* values must be positive integers" >&2; exit 64; }
@@ -50,6 +55,13 @@ done
 [[ $cache == on || $cache == off ]] || { echo "KRABKA_BENCH_CACHE must be on or off" >&2; exit 64; }
 [[ $tier == s3 || $tier == filesystem || $tier == kafka-local ]] \
   || { echo "KRABKA_BENCH_TIER must be s3, filesystem or kafka-local" >&2; exit 64; }
+[[ $cpus == shared || $cpus == split ]] || { echo "KRABKA_BENCH_CPUS must be shared or split" >&2; exit 64; }
+last_cpu=$(( $(nproc) - 1 ))
+if [[ $cpus == split ]] && (( last_cpu < 1 )); then
+  echo "KRABKA_BENCH_CPUS=split needs at least 2 CPUs" >&2; exit 64
+fi
+# on_cpus LIST: this shell (and so every process it starts from now on) runs on those CPUs only.
+on_cpus() { [[ $cpus == shared ]] || taskset -pc "$1" $$ > /dev/null; }
 
 tools=${KRABKA_TOOLS:-$HOME/.cache/krabka-test}
 toxiproxy=$tools/go/bin/server
@@ -76,6 +88,7 @@ trap cleanup EXIT
 export E2E_RF=1 E2E_TIER_DIR="$E2E_WORK/tier"
 mkdir -p "$E2E_TIER_DIR"
 
+on_cpus "$last_cpu"
 if [[ $tier == s3 ]]; then
   e2e_start_seaweedfs
   export E2E_S3_PREFIX=bench-consume
@@ -98,6 +111,7 @@ if [[ $tier == s3 ]] && (( latency > 0 )); then
   export E2E_S3_ENDPOINT="http://127.0.0.1:$proxy_port"
   where="s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX through toxiproxy (+${latency} ms)"
 fi
+on_cpus "0-$(( last_cpu - 1 ))"
 extra="$E2E_WORK/bench.properties"
 {
   [[ $cache == on ]] || echo "rsm.config.fetch.cache.size.bytes=0"
@@ -130,7 +144,7 @@ node_config "$node" 1 broker,controller self "$E2E_ROOT/tests/e2e/config/broker-
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")
-e2e_log "broker at $bootstrap, tier $where, read cache $cache"
+e2e_log "broker at $bootstrap, tier $where, read cache $cache, CPUs $cpus"
 
 kafka() { java -Xmx512m -cp "$KAFKA_HOME/libs/*" "$@"; }
 records=$(( mib * 1024 ))
@@ -157,8 +171,8 @@ done
 e2e_log "tiered: every closed segment in the tier, the local log starts at offset $((10#${first%.log}))"
 
 # counters: from one scrape of the broker's metrics, its Fetch request timers as "name count sum-of-ms"
-# lines (sum = mean × count) and the read cache's chunk misses as a "misses N 0" line (0 without our
-# plugin's metrics).
+# lines (sum = mean × count) and the read cache's chunk misses and the time fetches waited for them as a
+# "misses N MS" line (0 0 without our plugin's metrics).
 counters() {
   { curl -sf "http://127.0.0.1:$metrics_port/metrics" || true; } \
     | awk '/^bench_fetch_[A-Za-z]+_(count|mean)[ {]/ {
@@ -166,22 +180,45 @@ counters() {
              if (part[4] == "count") count[name] = $NF; else mean[name] = $NF
            }
            /^krabka_rsm_read_cache_misses_total[ {]/ { misses += $NF }
+           /^krabka_rsm_read_cache_miss_wait_time_total[ {]/ { waited += $NF }
            END { for (name in count) printf "%s %s %.3f\n", name, count[name], count[name] * mean[name]
-                 printf "misses %d 0\n", misses }'
+                 printf "misses %d %.3f\n", misses, waited }'
 }
+
+# cpu_ms PID...: the CPU time (user and system, in ms) each process has used so far, one line each (0 for
+# none or one gone).
+cpu_ms() {
+  local pid hz; hz=$(getconf CLK_TCK)
+  for pid in "$@"; do
+    { [[ $pid != 0 ]] && awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$pid/stat" \
+        2>/dev/null; } || echo 0
+  done
+}
+# The processes whose CPU time each consumer costs: the broker, SeaweedFS and the proxy (0: not running).
+watched=("$(cat "$node/pid")" "${E2E_WEED_PID:-0}" "${toxi_pid:-0}")
 
 # consume TOPIC: the consumer's fetch rate in MB/s (ConsumerPerformance's fetch.MB.sec). Appends the mean
 # of each of the broker's Fetch timers over this consumer's requests to $E2E_WORK/timers-TOPIC.txt, and the
-# read cache's misses during it to $E2E_WORK/misses-TOPIC.txt.
+# read cache's misses during it and the milliseconds fetches waited for them to $E2E_WORK/misses-TOPIC.txt,
+# and the CPU time per MB of the broker, the consumer, SeaweedFS and the proxy to $E2E_WORK/cpu-TOPIC.txt.
 consume() {
-  local before after
+  local before after cpu_before cpu_after consumer_cpu TIMEFORMAT='%U %S'
   before=$(counters)
-  kafka org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --topic "$1" \
-    --messages "$records" --timeout 600000 --fetch-size "$fetch_bytes" --group "bench-$1-$RANDOM$RANDOM" \
-    > "$E2E_WORK/consume.txt"
+  cpu_before=$(cpu_ms "${watched[@]}")
+  consumer_cpu=$({ time kafka org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" \
+    --topic "$1" --messages "$records" --timeout 600000 --fetch-size "$fetch_bytes" \
+    --group "bench-$1-$RANDOM$RANDOM" > "$E2E_WORK/consume.txt" 2> "$E2E_WORK/consume.err"; } 2>&1)
+  cpu_after=$(cpu_ms "${watched[@]}")
   after=$(counters)
+  # CPU milliseconds per MB consumed: broker, consumer, object store, proxy.
+  paste <(echo "$cpu_before") <(echo "$cpu_after") \
+    | awk -v mb="$mib" -v consumer="$consumer_cpu" '
+        { used[NR] = $2 - $1 }
+        END { split(consumer, c, " ")
+              printf "%.2f %.2f %.2f %.2f\n", used[1] / mb, (c[1] + c[2]) * 1000 / mb, used[2] / mb, used[3] / mb }' \
+    >> "$E2E_WORK/cpu-$1.txt"
   awk 'NR == FNR { count[$1] = $2; sum[$1] = $3; next }
-       $1 == "misses" { print $2 - count["misses"] >> misses; next }
+       $1 == "misses" { printf "%d %.0f\n", $2 - count["misses"], $3 - sum["misses"] >> misses; next }
        $2 > count[$1] { printf "%s %d %.3f\n", $1, $2 - count[$1], ($3 - sum[$1]) / ($2 - count[$1]) }' \
     misses="$E2E_WORK/misses-$1.txt" <(echo "$before") <(echo "$after") >> "$E2E_WORK/timers-$1.txt"
   awk -F', *' '/^start\.time/ { for (i = 1; i <= NF; i++) if ($i == "fetch.MB.sec") col = i; next }
@@ -195,11 +232,11 @@ for (( round = 1; round <= rounds; round++ )); do
   for topic in "${order[@]}"; do rate[$topic]=$(consume "$topic"); done
   ratio=$(awk -v t="${rate[tiered]}" -v l="${rate[local]}" 'BEGIN { printf "%.3f", t / l }')
   echo "$ratio" >> "$E2E_WORK/ratios.txt"
-  e2e_log "round $round (${order[*]}): tiered ${rate[tiered]} MB/s, local ${rate[local]} MB/s, ratio $ratio, read cache misses $(tail -n 1 "$E2E_WORK/misses-tiered.txt")"
+  e2e_log "round $round (${order[*]}): tiered ${rate[tiered]} MB/s, local ${rate[local]} MB/s, ratio $ratio, read cache misses $(tail -n 1 "$E2E_WORK/misses-tiered.txt" | awk '{ printf "%d (waited %d ms)", $1, $2 }')"
 done
 median=$(sort -g "$E2E_WORK/ratios.txt" \
   | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-echo "consumer catch-up, ${mib} MB in ${segment_mib} MiB segments, fetches of $fetch_bytes bytes, tier $where, read cache $cache: tiered / local fetch rate, median of $rounds rounds: $median; first round (cold cache): $(sed -n 1p "$E2E_WORK/ratios.txt")"
+echo "consumer catch-up, ${mib} MB in ${segment_mib} MiB segments, fetches of $fetch_bytes bytes, tier $where, read cache $cache, CPUs $cpus: tiered / local fetch rate, median of $rounds rounds: $median; first round (cold cache): $(sed -n 1p "$E2E_WORK/ratios.txt")"
 # Where a Fetch request's time goes, per topic: the mean of each timer over the rounds (ms), and requests.
 # With kafka-local the topic-based metadata manager's own consumers fetch from the same broker: their long
 # polls count too, so there the timers say little.
@@ -210,7 +247,14 @@ for topic in tiered local; do
           printf "broker Fetch requests while the %s consumers ran (%d): mean ms per request:%s\n",
                  topic, n["totaltimems"], line }' "$E2E_WORK/timers-$topic.txt" 2>/dev/null || true
 done
+# What each MB read costs in CPU, per topic: the mean over the rounds. The consumer's is its whole process
+# (the JVM's start and JIT compilation included); the others' are what they used while it ran.
+for topic in tiered local; do
+  awk -v topic="$topic" '{ for (i = 1; i <= 4; i++) sum[i] += $i }
+    END { printf "CPU ms per MB while the %s consumers ran: broker %.2f, consumer %.2f, SeaweedFS %.2f, proxy %.2f\n",
+                 topic, sum[1] / NR, sum[2] / NR, sum[3] / NR, sum[4] / NR }' "$E2E_WORK/cpu-$topic.txt"
+done
 curl -sf "http://127.0.0.1:$metrics_port/metrics" > "$E2E_WORK/metrics.txt" || true
 echo "plugin counters after the rounds (both topics; only tiered reads reach the plugin):"
-grep -E '^krabka_rsm_(fetch_(total|bytes_requested_total|bytes_served_total|first_byte_time_(avg|max))|read_cache_(hits|misses|gets|bytes_fetched|prefetched_bytes|prefetch_unread_bytes|warmed_objects)_total|index_fetch_total)[ {]' \
+grep -E '^krabka_rsm_(fetch_(total|bytes_requested_total|bytes_served_total|first_byte_time_(avg|max))|read_cache_(hits|misses|miss_wait_time|gets|bytes_fetched|prefetched_bytes|prefetch_unread_bytes|warmed_objects)_total|index_fetch_total)[ {]' \
   "$E2E_WORK/metrics.txt" | sed 's/^/  /' || true

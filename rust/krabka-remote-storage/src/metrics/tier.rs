@@ -393,6 +393,13 @@ impl TierMetrics {
             ),
             (
                 counter(
+                    "read-cache-miss-wait-time-total",
+                    "Time fetches waited for chunks the read cache did not hold, in milliseconds, summed over fetches.",
+                ),
+                cache.miss_wait.as_secs_f64() * 1000.0,
+            ),
+            (
+                counter(
                     "read-cache-evictions-total",
                     "Chunks evicted from the read cache to stay within its size.",
                 ),

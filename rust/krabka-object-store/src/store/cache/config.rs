@@ -14,7 +14,7 @@ pub const DEFAULT_CACHE_BYTES: u64 = 256 * 1024 * 1024;
 /// fetches at most 1.5 times what it serves).
 pub const DEFAULT_CHUNK_BYTES: u64 = 512 * 1024;
 
-/// Chunks read ahead of a sequential reader by default (4 MiB at the
+/// Chunks read ahead of a sequential reader by default (8 MiB at the
 /// default chunk size: enough GETs in flight to cover tens of milliseconds
 /// of latency at a few hundred MB/s).
 pub const DEFAULT_PREFETCH_CHUNKS: usize = 16;

@@ -84,6 +84,7 @@ use {
             Arc, Mutex, MutexGuard, PoisonError,
             atomic::{AtomicU64, AtomicUsize, Ordering},
         },
+        time::{Duration, Instant},
     },
 };
 
@@ -168,6 +169,9 @@ pub(crate) struct Pattern {
     /// Whether this pass through the object has warmed what is read after
     /// it (see the `warm` module).
     pub(crate) warmed_next: bool,
+    /// Chunks of the objects read after it that this pass's read-ahead
+    /// has asked for (see the `warm` module).
+    pub(crate) ahead_next: u64,
 }
 
 /// What the cache has done since it was made.
@@ -180,6 +184,11 @@ pub struct CacheStats {
     pub misses: u64,
     /// Of the misses, those that joined a GET already in flight.
     pub joined: u64,
+    /// Time readers spent waiting for the chunks they missed, summed over
+    /// readers: what the store's latency still costs fetches (the GET that
+    /// opens an object the cache does not know yet is in the fetch's
+    /// time to its first byte instead).
+    pub miss_wait: Duration,
     /// Chunks evicted to stay within the budget.
     pub evictions: u64,
     /// Bytes held now.
@@ -225,6 +234,7 @@ struct Counters {
     hits: AtomicU64,
     misses: AtomicU64,
     joined: AtomicU64,
+    miss_wait_nanos: AtomicU64,
     evictions: AtomicU64,
     gets: AtomicU64,
     bytes_fetched: AtomicU64,
@@ -238,9 +248,20 @@ struct State {
     loading: HashMap<ChunkKey, Arc<Flight>>,
     objects: HashMap<ObjectAt, ObjectInfo>,
     positions: HashMap<Arc<ObjectId>, Pattern>,
+    /// The objects read after an object, as its warming found them: where
+    /// its sequential reader's read-ahead runs on (see the `warm` module).
+    next_objects: HashMap<Arc<ObjectId>, Arc<[Path]>>,
 }
 
 impl State {
+    /// Records the objects read after `object`.
+    fn remember_next(&mut self, object: &Arc<ObjectId>, next: Arc<[Path]>) {
+        if self.next_objects.len() >= MAX_OBJECTS && !self.next_objects.contains_key(object) {
+            self.next_objects.clear();
+        }
+        self.next_objects.insert(Arc::clone(object), next);
+    }
+
     /// Records where a reader of `object` stands, replacing what was
     /// recorded only when `replace`.
     fn note_position(&mut self, object: &Arc<ObjectId>, pattern: Pattern, replace: bool) {
@@ -324,6 +345,7 @@ impl ChunkCache {
                 loading: HashMap::new(),
                 objects: HashMap::new(),
                 positions: HashMap::new(),
+                next_objects: HashMap::new(),
             }),
             counters: Counters::default(),
             prefetching: AtomicUsize::new(0),
@@ -350,6 +372,7 @@ impl ChunkCache {
             hits: count(&c.hits),
             misses: count(&c.misses),
             joined: count(&c.joined),
+            miss_wait: Duration::from_nanos(count(&c.miss_wait_nanos)),
             evictions: count(&c.evictions),
             bytes_held: self.lock().chunks.bytes(),
             gets: count(&c.gets),
@@ -382,6 +405,9 @@ impl ChunkCache {
             .retain(|object, _| !names.contains(object.key.as_ref()));
         state
             .positions
+            .retain(|object, _| !names.contains(object.key.as_str()));
+        state
+            .next_objects
             .retain(|object, _| !names.contains(object.key.as_str()));
         state
             .loading
@@ -509,7 +535,13 @@ impl ChunkCache {
             self.counters.misses.fetch_add(1, Ordering::Relaxed);
             self.spawn_fetch(source, vec![(key.clone(), Arc::clone(&flight))], true);
         }
-        match flight.wait() {
+        let waiting = Instant::now();
+        let answer = flight.wait();
+        let waited = u64::try_from(waiting.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.counters
+            .miss_wait_nanos
+            .fetch_add(waited, Ordering::Relaxed);
+        match answer {
             Ok(bytes) => {
                 // Joined read-ahead: the chunk is served now.
                 self.lock().chunks.get(&key);

@@ -78,6 +78,7 @@ pub async fn open_cached(
                 position: 0,
                 depth: cache.config().prefetch_chunks as u64,
                 warmed_next: false,
+                ahead_next: 0,
             })
         });
     let source = ChunkSource {

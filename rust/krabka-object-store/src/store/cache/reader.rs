@@ -48,6 +48,9 @@ pub struct CachedReader {
     /// Whether this pass through the object (this reader and those it
     /// continues) has warmed what is read after it.
     warmed_next: bool,
+    /// Chunks of the objects read after it this pass's read-ahead has
+    /// asked for.
+    ahead_next: u64,
     failed: Option<StoreErrorClass>,
     /// Whether it counts in the cache's sequential readers (see
     /// [`ChunkCache::sequential_readers`]).
@@ -89,6 +92,7 @@ impl CachedReader {
             depth: configured,
             loaded_any: false,
             warmed_next: false,
+            ahead_next: 0,
             failed: None,
             counted: false,
         };
@@ -96,6 +100,7 @@ impl CachedReader {
             reader.become_sequential();
             reader.depth = pattern.depth.clamp(configured, reader.max_depth());
             reader.warmed_next = pattern.warmed_next;
+            reader.ahead_next = pattern.ahead_next;
         }
         reader
     }
@@ -166,8 +171,9 @@ impl CachedReader {
     }
 
     /// Fetches the chunks after `index` ahead, up to the configured depth
-    /// and the end of the range; once that reaches the object's end, warms
-    /// what is read after it (see the `warm` module).
+    /// and the end of the range; as that nears the object's end, warms
+    /// what is read after it, and once it reaches beyond, runs on into it
+    /// (see the `warm` module).
     fn read_ahead(&mut self, index: u64) {
         // More sequential readers may have opened since it grew.
         let depth = self.depth.min(self.max_depth());
@@ -175,18 +181,29 @@ impl CachedReader {
             return;
         }
         let last = (self.end - 1) / self.cache.config().chunk_bytes;
-        if !self.warmed_next && index + depth >= last && self.end == self.source.info.size {
-            self.warmed_next = true;
-            self.cache.warm_next(&self.source, depth);
+        // Topped up in batches of a full read-ahead GET (or half the depth
+        // when that is less), so GETs stay large while most of the depth
+        // stays in flight, unless the end is near.
+        let batch = depth.div_ceil(2).min(COALESCED_CHUNKS as u64);
+        if self.end == self.source.info.size {
+            // One window early: finding and opening what comes next takes
+            // round trips of its own.
+            if !self.warmed_next && index + 2 * depth >= last {
+                self.warmed_next = true;
+                self.cache.warm_next(&self.source, depth);
+            }
+            let beyond = (index + depth).saturating_sub(last);
+            if self.warmed_next
+                && beyond >= self.ahead_next + batch
+                && self.cache.read_on(&self.source, beyond)
+            {
+                self.ahead_next = beyond;
+            }
         }
         let to = last.min(index + depth);
         let from = self
             .ahead_to
             .map_or(index + 1, |ahead| ahead.max(index) + 1);
-        // Topped up in batches of a full read-ahead GET (or half the depth
-        // when that is less), so GETs stay large while most of the depth
-        // stays in flight, unless the end is near.
-        let batch = depth.div_ceil(2).min(COALESCED_CHUNKS as u64);
         if from <= to && (to - from + 1 >= batch || to == last) {
             self.cache.prefetch(&self.source, from..=to);
             self.ahead_to = Some(to);
@@ -243,6 +260,7 @@ impl CachedReader {
             position: self.position,
             depth: self.depth,
             warmed_next: self.warmed_next,
+            ahead_next: self.ahead_next,
         };
         self.cache.note_position(&self.source.info.id, pattern);
     }

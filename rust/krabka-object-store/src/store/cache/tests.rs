@@ -290,9 +290,11 @@ fn a_second_read_of_held_chunks_makes_no_request() {
     f.put("a", pattern(4 * CHUNK, 2));
     let first = f.read("a", 100, 2 * CHUNK);
     let gets = f.gets();
+    let waited = f.cache.stats().miss_wait;
     assert_eq!(f.read("a", 100, 2 * CHUNK), first);
     assert_eq!(f.gets(), gets);
     assert!(f.cache.stats().hits >= 3);
+    assert_eq!(f.cache.stats().miss_wait, waited, "a hit waits for nothing");
 }
 
 #[test]
@@ -402,7 +404,13 @@ fn two_readers_of_one_chunk_make_one_request() {
     let outs: Vec<_> = readers.into_iter().map(|r| r.join().unwrap()).collect();
     assert!(outs.windows(2).all(|w| w[0] == w[1]));
     assert_eq!(f.gets(), before + 1);
-    assert_eq!(f.cache.stats().joined, 2);
+    let stats = f.cache.stats();
+    assert_eq!(stats.joined, 2);
+    // The reader that made the GET waited at least while it was held.
+    assert!(
+        stats.miss_wait >= std::time::Duration::from_millis(50),
+        "{stats:?}"
+    );
 }
 
 #[test]

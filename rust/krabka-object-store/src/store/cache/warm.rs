@@ -22,7 +22,15 @@
 //!   chunks that are neither held nor in flight fetched as read-ahead of
 //!   that version;
 //! - the next object's first reader continues from position 0 with the
-//!   depth the previous reader had reached, as if it had read on.
+//!   depth the previous reader had reached, as if it had read on;
+//! - the reader's read-ahead runs on past its object's end: once its
+//!   window of `depth` chunks reaches beyond the end, the chunks of the
+//!   objects read next that fall within it are fetched ahead too (of the
+//!   version the warming GET learned), topped up as the reader moves, so
+//!   the next object's chunk `k` is asked for as far ahead of its reader as
+//!   within an object, not when the reader gets there. The warming starts
+//!   one window before the window reaches the end (the listing and the
+//!   first GET take round trips of their own).
 //!
 //! A failure (the listing, the GET) only means nothing is warmed: the
 //! reader then reads the way it would have without warming.
@@ -65,10 +73,12 @@ impl ChunkCache {
         let store = Arc::clone(&source.store);
         let runtime = Arc::clone(&source.runtime);
         let after = source.key.clone();
+        let id = Arc::clone(&source.info.id);
         self.warming.fetch_add(1, Ordering::AcqRel);
         source.runtime.handle().spawn(async move {
             match listing.await {
                 Ok(keys) => {
+                    cache.lock().remember_next(&id, keys.clone().into());
                     let warms = keys.into_iter().map(|key| {
                         let source = ObjectSource {
                             runtime: Arc::clone(&runtime),
@@ -86,6 +96,35 @@ impl ChunkCache {
             }
             cache.warming.fetch_sub(1, Ordering::AcqRel);
         });
+    }
+
+    /// Runs `source`'s reader's read-ahead on into the objects read after
+    /// it (those its warming found, of the versions it learned): their
+    /// first `chunks` chunks, those neither held nor in flight, are fetched
+    /// ahead. Returns whether it could: false until the warming has
+    /// answered with a version of some object read next.
+    pub(super) fn read_on(self: &Arc<Self>, source: &ChunkSource, chunks: u64) -> bool {
+        let next = self.lock().next_objects.get(&source.info.id).cloned();
+        let mut known = false;
+        for key in next.iter().flat_map(|keys| keys.iter()) {
+            let Some(info) = self.info(&ObjectAt::from(key.clone())) else {
+                continue;
+            };
+            known = true;
+            let object_chunks = info.size.div_ceil(self.config.chunk_bytes);
+            let Some(last) = object_chunks.min(chunks).checked_sub(1) else {
+                continue;
+            };
+            let next_source = ChunkSource {
+                runtime: Arc::clone(&source.runtime),
+                store: Arc::clone(&source.store),
+                key: key.clone(),
+                info,
+                next: None,
+            };
+            self.prefetch(&next_source, 0..=last);
+        }
+        known
     }
 
     /// Fetches the first chunks of `source`'s object ahead; when no
@@ -201,6 +240,7 @@ impl ChunkCache {
             position: 0,
             depth,
             warmed_next: false,
+            ahead_next: 0,
         };
         state.note_position(&info.id, entry, !within);
     }

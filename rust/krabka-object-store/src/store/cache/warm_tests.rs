@@ -73,14 +73,14 @@ fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
     );
     f.settle();
     assert_eq!(asked.load(Ordering::SeqCst), 1);
-    // The reader's depth (4 chunks, more if it grew), at most one
-    // coalesced GET's worth, of b.
+    // The reader's depth (4 chunks, more if it grew) of b, at most its
+    // deepest read-ahead.
     for index in 0..4 {
         assert!(held(&f, "b", index), "chunk {index} of b is warmed");
     }
-    assert!(!held(&f, "b", COALESCED_CHUNKS as u64));
+    let deepest = super::reader::max_read_ahead(f.cache.config(), 1);
+    assert!(!held(&f, "b", deepest), "no further than {deepest} chunks");
     let stats = f.cache.stats();
-    assert_eq!(stats.prefetched_bytes % CHUNK, 0);
     assert!(stats.prefetched_bytes >= 4 * CHUNK);
     assert_eq!(stats.warmed_objects, 1);
 
@@ -99,6 +99,80 @@ fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
     f.settle();
     assert!(f.gets() > gets, "the rest of b is fetched");
     assert_eq!(f.cache.stats().prefetch_unread_bytes, 0);
+}
+
+/// Reads all of `key` fetch after fetch, each reading two chunks and
+/// continuing the one before, as Kafka does, with time between them for
+/// what they started (`settle`).
+fn read_in_fetches(f: &Fixture, key: &str, len: u64, next: &NextObjects) -> Vec<u8> {
+    let mut read = Vec::new();
+    while (read.len() as u64) < len {
+        let mut fetch = f
+            .open_then(key, read.len() as u64, None, Some(Arc::clone(next)))
+            .unwrap();
+        let mut buf = vec![0; usize::try_from((2 * CHUNK).min(len - read.len() as u64)).unwrap()];
+        fetch.read_exact(&mut buf).unwrap();
+        read.extend_from_slice(&buf);
+        drop(fetch);
+        f.settle();
+    }
+    read
+}
+
+#[test]
+fn read_ahead_runs_on_into_the_next_object_as_deep_as_within_one() {
+    // 16 chunks of read-ahead, its deepest in this cache; warming alone
+    // fetches 8 (one coalesced GET).
+    let f = fixture(small(16));
+    assert_eq!(super::reader::max_read_ahead(f.cache.config(), 1), 16);
+    f.put("a", pattern(40 * CHUNK, 1));
+    let b = pattern(40 * CHUNK, 2);
+    f.put("b", b.clone());
+    let asked = Arc::new(AtomicUsize::new(0));
+    let next = naming(&["b"], &asked);
+    assert_eq!(
+        read_in_fetches(&f, "a", 40 * CHUNK, &next),
+        pattern(40 * CHUNK, 1)
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // With a's last chunk read, its window of 16 chunks lies within b.
+    for index in 0..16 {
+        assert!(held(&f, "b", index), "chunk {index} of b is read ahead");
+    }
+    assert!(!held(&f, "b", 16), "no further than the window");
+
+    // b's reader finds all of them held.
+    let misses = f.cache.stats().misses;
+    let mut reader = f.open_then("b", 0, None, None).unwrap();
+    let mut first = vec![0; usize::try_from(16 * CHUNK).unwrap()];
+    reader.read_exact(&mut first).unwrap();
+    assert_eq!(first, b[..first.len()]);
+    assert_eq!(
+        f.cache.stats().misses,
+        misses,
+        "16 chunks of b without a miss"
+    );
+    drop(reader);
+    f.settle();
+    assert_eq!(f.cache.stats().prefetch_unread_bytes, 0);
+}
+
+#[test]
+fn a_reader_that_stops_before_the_window_reaches_the_end_reads_nothing_on() {
+    let f = fixture(small(16));
+    f.put("a", pattern(40 * CHUNK, 1));
+    f.put("b", pattern(40 * CHUNK, 2));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let next = naming(&["b"], &asked);
+    // Up to chunk 23: the warming has started (one window before the end)
+    // but the window has not reached b.
+    assert_eq!(
+        read_in_fetches(&f, "a", 24 * CHUNK, &next),
+        pattern(24 * CHUNK, 1)
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert!(held(&f, "b", 0), "b is warmed");
+    assert!(!held(&f, "b", COALESCED_CHUNKS as u64), "but only warmed");
 }
 
 #[test]
