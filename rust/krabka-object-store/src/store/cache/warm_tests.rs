@@ -119,17 +119,25 @@ fn read_in_fetches(f: &Fixture, key: &str, len: u64, next: &NextObjects) -> Vec<
     read
 }
 
+/// A cache reading ahead 16 chunks, objects `a` and `b` of 40 chunks each
+/// (patterns 1 and 2), and a [`NextObjects`] naming `b` after `a` with the
+/// count of times it was asked.
+fn a_then_b() -> (Fixture, NextObjects, Arc<AtomicUsize>) {
+    let f = fixture(small(16));
+    f.put("a", pattern(40 * CHUNK, 1));
+    f.put("b", pattern(40 * CHUNK, 2));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let next = naming(&["b"], &asked);
+    (f, next, asked)
+}
+
 #[test]
 fn read_ahead_runs_on_into_the_next_object_as_deep_as_within_one() {
     // 16 chunks of read-ahead, its deepest in this cache; warming alone
     // fetches 8 (one coalesced GET).
-    let f = fixture(small(16));
+    let (f, next, asked) = a_then_b();
     assert_eq!(super::reader::max_read_ahead(f.cache.config(), 1), 16);
-    f.put("a", pattern(40 * CHUNK, 1));
     let b = pattern(40 * CHUNK, 2);
-    f.put("b", b.clone());
-    let asked = Arc::new(AtomicUsize::new(0));
-    let next = naming(&["b"], &asked);
     assert_eq!(
         read_in_fetches(&f, "a", 40 * CHUNK, &next),
         pattern(40 * CHUNK, 1)
@@ -159,11 +167,7 @@ fn read_ahead_runs_on_into_the_next_object_as_deep_as_within_one() {
 
 #[test]
 fn a_reader_that_stops_before_the_window_reaches_the_end_reads_nothing_on() {
-    let f = fixture(small(16));
-    f.put("a", pattern(40 * CHUNK, 1));
-    f.put("b", pattern(40 * CHUNK, 2));
-    let asked = Arc::new(AtomicUsize::new(0));
-    let next = naming(&["b"], &asked);
+    let (f, next, asked) = a_then_b();
     // Up to chunk 23: the warming has started (one window before the end)
     // but the window has not reached b.
     assert_eq!(
