@@ -31,6 +31,7 @@ mod record;
 mod seal;
 mod signature;
 mod stamp;
+pub mod tlog;
 #[cfg(feature = "verify")]
 mod verify;
 
