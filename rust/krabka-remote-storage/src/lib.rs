@@ -127,6 +127,7 @@ pub use {
     archive::{
         DerivedTip, ForeignObject, SealedManifest, TipSeal, WormArchiver, WormConfig,
         WormRemoteStorage, derive_tip,
+        log::{ArchiveLog, ArchiveLogConfig, LogTask, WitnessConfig},
     },
     dump::{PartitionDump, RlmmCacheDump},
     index_cache::{

@@ -293,6 +293,19 @@ impl ManifestSigner {
         }
     }
 
+    /// A signer of the archive log's checkpoints with the same key, under
+    /// the note key name `name` (the log's origin).
+    ///
+    /// # Errors
+    /// [`LogError::InvalidKey`](crate::tlog::LogError::InvalidKey) for an
+    /// invalid name.
+    pub fn note_signer(
+        &self,
+        name: &str,
+    ) -> Result<crate::tlog::NoteSigner, crate::tlog::LogError> {
+        crate::tlog::NoteSigner::new(name, self.key.clone())
+    }
+
     /// `body` sealed into a signed manifest.
     #[must_use]
     pub fn seal(&self, body: ManifestBody) -> SegmentManifest {

@@ -35,7 +35,7 @@
 //! mistake for tampering.
 
 use {
-    super::tip::derive_tip,
+    super::{log::ArchiveLog, tip::derive_tip},
     crate::{
         metrics::ArchiveMetrics,
         segment_keys::SegmentKeys,
@@ -116,6 +116,8 @@ pub struct WormArchiver {
     tips: Mutex<HashMap<String, CachedTip>>,
     /// Seals, fence losses and manifests, counted.
     metrics: Arc<ArchiveMetrics>,
+    /// The archive log every seal gets a leaf in, when kept.
+    log: Option<Arc<ArchiveLog>>,
 }
 
 /// A cached next chain position.
@@ -153,7 +155,32 @@ impl WormArchiver {
             tuning: Tuning::default(),
             tips: Mutex::new(HashMap::new()),
             metrics: Arc::default(),
+            log: None,
         }
+    }
+
+    /// The same archiver giving every seal a leaf in `log`.
+    #[must_use]
+    pub fn with_log(mut self, log: Arc<ArchiveLog>) -> Self {
+        self.set_log(log);
+        self
+    }
+
+    /// Gives every seal from now on a leaf in `log`.
+    pub(crate) fn set_log(&mut self, log: Arc<ArchiveLog>) {
+        self.log = Some(log);
+    }
+
+    /// The archive log, when kept.
+    #[must_use]
+    pub fn log(&self) -> Option<&Arc<ArchiveLog>> {
+        self.log.as_ref()
+    }
+
+    /// The signer of manifests (and of the log's checkpoints).
+    #[must_use]
+    pub fn signer(&self) -> &ManifestSigner {
+        &self.signer
     }
 
     /// What this archiver committed: seals written, fence losses,
@@ -273,7 +300,21 @@ impl WormArchiver {
             self.record_outcome(&dir, &stamp, head, leader_epoch(metadata), committed)?;
         self.metrics.seal_written();
         let manifest_path = keys.with_suffix(MANIFEST_SUFFIX).map_err(spi_error)?;
-        if let Err(err) = self.finish_commit(manifest_path.as_ref(), bytes).await {
+        let (finished, logged) = tokio::join!(
+            self.finish_commit(manifest_path.as_ref(), bytes.clone()),
+            self.log_seal(&seal, &bytes)
+        );
+        if let Err(err) = logged {
+            self.forget_tip(&dir);
+            return Err(RemoteStorageError::Retryable {
+                message: format!(
+                    "segment {} committed at {seal}, but its leaf in the archive log could not be claimed; the next copy of this partition logs it",
+                    metadata.remote_log_segment_id()
+                ),
+                source: Some(Box::new(err)),
+            });
+        }
+        if let Err(err) = finished {
             self.forget_tip(&dir);
             return Err(RemoteStorageError::Retryable {
                 message: format!(
@@ -331,6 +372,9 @@ impl WormArchiver {
                     ),
                     source: Some(Box::new(err)),
                 })?;
+            if let Some(log) = &self.log {
+                log.ensure_logged(&tip.seal_key, &tip.bytes).await?;
+            }
         }
         self.tips
             .lock()
@@ -343,6 +387,14 @@ impl WormArchiver {
                 },
             );
         Ok(derived.next)
+    }
+
+    /// Claims the seal's leaf in the archive log, when one is kept.
+    async fn log_seal(&self, seal: &str, bytes: &[u8]) -> Result<()> {
+        match &self.log {
+            Some(log) => log.append(seal, bytes).await.map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     /// Whether no object holds the seal position `stamp` of `dir`.

@@ -1,6 +1,7 @@
 //! [`WormConfig`]: what a write-once archive tier needs beyond its bucket.
 
 use {
+    super::log::ArchiveLogConfig,
     krabka_kafka::RemoteStorageError,
     krabka_worm::{ManifestSigner, TrustedManifestKeys},
     std::{collections::BTreeMap, path::PathBuf},
@@ -25,6 +26,9 @@ pub struct WormConfig {
     /// keys share one chain. The signer's own key is always trusted; a seal
     /// signed by any other key is a foreign object the chain routes around.
     pub trusted_keys: BTreeMap<String, [u8; 32]>,
+    /// The archive log (Merkle tree, signed checkpoints, witnesses); `None`
+    /// keeps none.
+    pub log: Option<ArchiveLogConfig>,
 }
 
 impl WormConfig {
@@ -36,7 +40,15 @@ impl WormConfig {
             key_id: key_id.into(),
             write_only: false,
             trusted_keys: BTreeMap::new(),
+            log: None,
         }
+    }
+
+    /// The same configuration keeping the archive log `log`.
+    #[must_use]
+    pub fn with_log(mut self, log: ArchiveLogConfig) -> Self {
+        self.log = Some(log);
+        self
     }
 
     /// The same configuration also trusting the seals of `key_id`'s

@@ -6,6 +6,7 @@
 mod archiver;
 mod committed;
 mod config;
+pub mod log;
 mod tip;
 
 use {
@@ -64,6 +65,9 @@ pub use {
 ///   notices.
 #[derive(Debug)]
 pub struct WormRemoteStorage {
+    /// Publishes the archive log's checkpoints (dropped first: its last
+    /// checkpoint is written while the store is still there).
+    log_task: Option<log::LogTask>,
     store: StoreHandle,
     archiver: Arc<WormArchiver>,
     /// Committed copies read by fetches.
@@ -94,12 +98,59 @@ impl WormRemoteStorage {
         let evidence = store.runtime().block_on(prove).map_err(spi_error)?;
         tracing::info!(%evidence, key_id = signer.key_id(), write_only = config.write_only, "WORM archive tier on");
         let archiver = Self::archiver_on(&store, signer).with_trusted_keys(&trusted)?;
-        Ok(Self::with_archiver(
-            store,
-            archiver,
-            config.write_only,
-            evidence,
-        ))
+        let archive = Self::with_archiver(store, archiver, config.write_only, evidence);
+        match config.log {
+            Some(log) => archive.with_log(log),
+            None => Ok(archive),
+        }
+    }
+
+    /// The same archive keeping the archive log `config`: every seal from
+    /// now on gets a leaf, and checkpoints are published in the background
+    /// on the tier's runtime (see [`log::ArchiveLog`]).
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] for an origin that cannot name a note
+    /// key (empty, with spaces or `+`) or a witness client that cannot be
+    /// built.
+    pub fn with_log(mut self, config: log::ArchiveLogConfig) -> Result<Self> {
+        let bad_origin = |err: krabka_worm::tlog::LogError| RemoteStorageError::Config {
+            what: "archive log origin",
+            source: Box::new(err),
+        };
+        let signer = self
+            .archiver
+            .signer()
+            .note_signer(&config.origin)
+            .map_err(bad_origin)?;
+        let trusted = self.archiver.trusted();
+        let log_keys = trusted
+            .key_ids()
+            .filter_map(|id| trusted.public_key(id))
+            .map(|key| {
+                krabka_worm::tlog::NoteVerifier::new(
+                    &config.origin,
+                    krabka_worm::tlog::note::ED25519_TYPE,
+                    key,
+                )
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(bad_origin)?;
+        let log = Arc::new(log::ArchiveLog::new(
+            Arc::clone(self.store.store()),
+            self.store.prefix().map(str::to_owned),
+            signer,
+            log_keys,
+            config,
+        )?);
+        let archiver = Arc::get_mut(&mut self.archiver).ok_or_else(|| {
+            RemoteStorageError::Refused(
+                "the archive log must be set before the first copy".to_owned(),
+            )
+        })?;
+        archiver.set_log(Arc::clone(&log));
+        self.log_task = Some(log::LogTask::spawn(log, self.store.runtime().handle()));
+        Ok(self)
     }
 
     /// Whether the bucket under `store`'s prefix holds a write-once archive:
@@ -155,6 +206,7 @@ impl WormRemoteStorage {
         evidence: String,
     ) -> Self {
         Self {
+            log_task: None,
             store,
             archiver: Arc::new(archiver),
             committed: CommittedSegments::default(),

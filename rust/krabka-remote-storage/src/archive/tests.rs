@@ -300,3 +300,4 @@ fn with_worm_refuses_tiers_that_cannot_prove_a_lock() {
 
 mod commit;
 mod fetch;
+mod log;

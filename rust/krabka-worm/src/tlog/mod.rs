@@ -19,8 +19,11 @@ mod checkpoint;
 mod entry;
 mod error;
 mod hash;
+mod layout;
 pub mod note;
 pub mod proof;
+#[cfg(feature = "verify")]
+pub mod store;
 pub mod tile;
 
 pub use {
@@ -28,6 +31,7 @@ pub use {
     entry::{LOG_ENTRY_DOMAIN, LogEntry, MAX_SEAL_KEY_BYTES},
     error::LogError,
     hash::LogHash,
+    layout::{LOG_DIR, LogLayout},
     note::{NoteSignature, NoteSigner, NoteVerifier, SignedNote},
     proof::{HashSource, LeafHashes, ProofRequest, needed_hashes},
     tile::{Tile, TileHashes, TileId, TreeEdge},

@@ -228,7 +228,7 @@ impl TreeEdge {
             size,
             levels: Vec::new(),
         };
-        for id in edge.partial_ids() {
+        for id in Self::partial_tile_ids(size) {
             let hashes = partial(id)?;
             if hashes.len() != usize::from(id.width) {
                 return Err(LogError::Malformed {
@@ -287,13 +287,15 @@ impl TreeEdge {
         completed
     }
 
-    fn partial_ids(&self) -> Vec<TileId> {
+    /// The rightmost partial tile of every level of a tree of `size`
+    /// leaves that has one: what [`TreeEdge::from_partial_tiles`] reads.
+    #[must_use]
+    pub fn partial_tile_ids(size: u64) -> Vec<TileId> {
         (0u8..8)
             .filter_map(|level| {
                 let shift = u32::from(level + 1) * TILE_HEIGHT;
-                let index = if shift >= 64 { 0 } else { self.size >> shift };
-                TileId::in_tree(level, index, self.size)
-                    .filter(|id| usize::from(id.width) < TILE_WIDTH)
+                let index = if shift >= 64 { 0 } else { size >> shift };
+                TileId::in_tree(level, index, size).filter(|id| usize::from(id.width) < TILE_WIDTH)
             })
             .collect()
     }
@@ -302,7 +304,7 @@ impl TreeEdge {
     /// of the tree at this size finds them.
     #[must_use]
     pub fn partial_tiles(&self) -> Vec<Tile> {
-        self.partial_ids()
+        Self::partial_tile_ids(self.size)
             .into_iter()
             .map(|id| Tile {
                 id,
