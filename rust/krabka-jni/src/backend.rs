@@ -119,7 +119,7 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
             let requests = Arc::clone(tier.store_handle().request_metrics());
             let storage = match worm {
                 Some(worm) => {
-                    let archive = tier.with_worm(worm).map_err(BridgeError::WormStartup)?;
+                    let archive = tier.with_worm(*worm).map_err(BridgeError::WormStartup)?;
                     let commits = Arc::clone(archive.archiver().metrics());
                     let storage = Storage::new(archive);
                     storage.metrics().attach_archive(commits);

@@ -53,7 +53,7 @@ pub enum BackendConfig {
         /// The bucket and its client settings.
         store: Box<ObjectStoreConfig>,
         /// The write-once archive mode, when `worm.enabled` is true.
-        worm: Option<WormConfig>,
+        worm: Option<Box<WormConfig>>,
         /// `worm.allow.plain.on.archive`: the plain tier may start on a
         /// bucket that holds an archive.
         allow_plain_on_archive: bool,
@@ -114,7 +114,7 @@ pub fn parse_backend(entries: &[(String, String)]) -> Result<BackendConfig, Conf
         .map_err(|err| from_store_error(&store, err))?;
     Ok(BackendConfig::ObjectStore {
         store: Box::new(store),
-        worm,
+        worm: worm.map(Box::new),
         allow_plain_on_archive: settings.flag(ConfigKey::WormAllowPlainOnArchive),
         read_cache: read_cache(&settings)?,
     })

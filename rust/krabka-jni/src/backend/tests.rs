@@ -42,13 +42,13 @@ fn an_archive_tier_retains_and_a_plain_tier_deletes() {
 fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
     let err = open_storage(BackendConfig::ObjectStore {
         store: Box::new(ObjectStoreConfig::InMemory),
-        worm: Some(WormConfig::new(
+        worm: Some(Box::new(WormConfig::new(
             concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/../krabka-remote-storage/tests/fixtures/worm/test-key-1.pem"
             ),
             "test-key-1",
-        )),
+        ))),
         allow_plain_on_archive: false,
         read_cache: None,
     })
@@ -62,7 +62,7 @@ fn an_archive_that_cannot_prove_its_lock_fails_to_open() {
     );
     let err = open_storage(BackendConfig::ObjectStore {
         store: Box::new(ObjectStoreConfig::InMemory),
-        worm: Some(WormConfig::new("/nonexistent/worm-key.pem", "k1")),
+        worm: Some(Box::new(WormConfig::new("/nonexistent/worm-key.pem", "k1"))),
         allow_plain_on_archive: false,
         read_cache: None,
     })

@@ -531,7 +531,7 @@ fn worm_keys_fill_the_worm_config() {
         panic!("expected an S3 config with WORM, got {config:?}");
     };
     assert_eq!(
-        worm,
+        *worm,
         WormConfig::new("/etc/krabka/worm-key.pem", "archive-2026").write_only(true)
     );
     let BackendConfig::ObjectStore {
@@ -573,7 +573,7 @@ fn trusted_keys_are_key_id_and_hex_public_key_pairs() {
         panic!("expected WORM");
     };
     assert_eq!(
-        worm,
+        *worm,
         WormConfig::new("/k.pem", "k1")
             .with_trusted_key("broker-2", [0x11; 32])
             .with_trusted_key("broker-3", [0xab; 32])
