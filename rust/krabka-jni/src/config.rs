@@ -34,7 +34,10 @@ use {
         AzureCredentials, ObjectStoreConfigError, S3Credentials, Secret,
         store::cache::{CacheConfig, DiskCacheConfig},
     },
-    krabka_remote_storage::{AzureConfig, GcsConfig, ObjectStoreConfig, S3Config, WormConfig},
+    krabka_remote_storage::{
+        ArchiveLogConfig, AzureConfig, GcsConfig, ObjectStoreConfig, S3Config, WitnessConfig,
+        WormConfig,
+    },
     settings::Settings,
     std::{path::PathBuf, time::Duration},
 };
@@ -179,7 +182,50 @@ fn worm_config(settings: &Settings<'_>) -> Result<Option<WormConfig>, ConfigErro
             config = config.with_trusted_key(key_id, public_key);
         }
     }
+    if let Some(log) = archive_log(settings)? {
+        config = config.with_log(log);
+    }
     Ok(Some(config))
+}
+
+/// `worm.log.*`: the archive log, when `worm.log.origin` is set.
+fn archive_log(settings: &Settings<'_>) -> Result<Option<ArchiveLogConfig>, ConfigError> {
+    let witnesses = settings.text(ConfigKey::WormLogWitnesses);
+    let Some(origin) = settings.text(ConfigKey::WormLogOrigin) else {
+        if let Some(witnesses) = witnesses {
+            return Err(ConfigError::refused(
+                ConfigKey::WormLogWitnesses,
+                witnesses,
+                "no witnesses without worm.log.origin (there is no log to witness)",
+            ));
+        }
+        return Ok(None);
+    };
+    if !krabka_remote_storage::tlog::note::is_valid_key_name(origin) {
+        return Err(ConfigError::refused(
+            ConfigKey::WormLogOrigin,
+            origin,
+            "a schema-less URL without spaces or '+' (e.g. archive.example.com/orders)",
+        ));
+    }
+    let interval_ms: u64 = settings.integer(ConfigKey::WormLogCheckpointIntervalMs)?;
+    let mut log = ArchiveLogConfig::new(origin).with_interval(Duration::from_millis(interval_ms));
+    for entry in witnesses
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+    {
+        const EXPECTED: &str = "comma-separated witnesses, each its URL and its C2SP cosignature verifier key separated by a space";
+        let refused = || ConfigError::refused(ConfigKey::WormLogWitnesses, entry, EXPECTED);
+        let (url, vkey) = entry.split_once(char::is_whitespace).ok_or_else(refused)?;
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(refused());
+        }
+        let witness = WitnessConfig::new(url, vkey.trim()).map_err(|_| refused())?;
+        log = log.with_witness(witness);
+    }
+    Ok(Some(log))
 }
 
 /// The pairs of `worm.trusted.keys`: `key-id=64 hex characters`, comma

@@ -123,11 +123,15 @@ pub use krabka_kafka::index;
 /// The store layer every object-store tier is built on (from
 /// `krabka-object-store`).
 pub use krabka_object_store::store;
+/// The archive log's open formats: RFC 6962 hashes, proofs, C2SP tiles,
+/// signed notes, checkpoints and the `tlog-witness` client (from
+/// `krabka-worm`).
+pub use krabka_worm::tlog;
 pub use {
     archive::{
         DerivedTip, ForeignObject, SealedManifest, TipSeal, WormArchiver, WormConfig,
         WormRemoteStorage, derive_tip,
-        log::{ArchiveLog, ArchiveLogConfig, LogTask, WitnessConfig},
+        log::{ArchiveLog, ArchiveLogConfig, DEFAULT_CHECKPOINT_INTERVAL, LogTask, WitnessConfig},
     },
     dump::{PartitionDump, RlmmCacheDump},
     index_cache::{
@@ -154,13 +158,14 @@ pub use {
     },
     krabka_worm::{
         ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, CHAIN_DIR, ChainHead,
-        ChainPosition, ChainStamp, ChainWalk, DeepProgress, EpochId, EpochSpan, ForeignSeal,
-        HexBytes, MANIFEST_BODY_DOMAIN, MANIFEST_DOMAIN, MANIFEST_FORMAT_VERSION, MANIFEST_SUFFIX,
-        MAX_MANIFEST_BYTES, ManifestBody, ManifestSeq, ManifestSignature, ManifestSigner,
-        NoProgress, ObjectEntry, ObjectProtectionReport, OffsetGap, PartitionVerifyReport,
-        SEAL_SUFFIX, SegmentIdentity, SegmentManifest, Severity, Sha256Digest, TrustedManifestKeys,
-        VerifiedManifest, VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome,
-        VerifyRequest, WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WormChainRecord, WormError,
+        ChainPosition, ChainStamp, ChainWalk, CheckpointSummary, DeepProgress, EpochId, EpochSpan,
+        ForeignSeal, HexBytes, LogVerifyReport, LogVerifyRequest, MANIFEST_BODY_DOMAIN,
+        MANIFEST_DOMAIN, MANIFEST_FORMAT_VERSION, MANIFEST_SUFFIX, MAX_MANIFEST_BYTES,
+        ManifestBody, ManifestSeq, ManifestSignature, ManifestSigner, NoProgress, ObjectEntry,
+        ObjectProtectionReport, OffsetGap, PartitionVerifyReport, SEAL_SUFFIX, SegmentIdentity,
+        SegmentManifest, Severity, Sha256Digest, TrustedManifestKeys, VerifiedManifest,
+        VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
+        WORM_CHAIN_RECORD_VERSION, WORM_PROBE_DIR, WitnessSummary, WormChainRecord, WormError,
         authenticate_archive, canonical_manifest_bytes, check_seal_size, detour_epoch,
         genesis_epoch, judge_seal, manifest_head, manifest_key, manifest_signing_bytes,
         next_chain_stamp, parse_seal_name, seal_key, verify_archive, verify_archive_config,

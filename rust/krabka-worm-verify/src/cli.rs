@@ -7,8 +7,13 @@ use {
     clap::{Parser, ValueEnum},
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config},
     krabka_worm::{
-        ChainHead, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver, VerifyRequest,
-        WormError, verify_archive_config_observed,
+        ChainHead, LogVerifyRequest, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver,
+        VerifyRequest, WormError,
+        tlog::{
+            LogError, NoteVerifier,
+            note::{COSIGNATURE_TYPE, MAX_NOTE_BYTES},
+        },
+        verify_archive_config_observed,
     },
     std::{error::Error, ffi::OsString, io::Write, path::PathBuf},
 };
@@ -82,6 +87,32 @@ struct Cli {
     /// Print the machine-readable report (JSON) instead of the summary.
     #[arg(long)]
     json: bool,
+    /// The archive log's origin (`rsm.config.worm.log.origin`); by default
+    /// the one its newest checkpoint names. Checkpoints must be signed by a
+    /// trusted key under it.
+    #[arg(long)]
+    log_origin: Option<String>,
+    /// A witness's cosignature key (C2SP vkey `name+hash+base64`, type 04,
+    /// as `litewitness` prints it); repeat for each witness whose
+    /// cosignatures count.
+    #[arg(long = "witness-key")]
+    witness_keys: Vec<String>,
+    /// Distinct witnesses whose cosignatures make a checkpoint witnessed
+    /// (default: every `--witness-key`). A witnessed checkpoint larger than
+    /// the archive's tree is tail truncation.
+    #[arg(long, requires = "witness_keys")]
+    witness_quorum: Option<usize>,
+    /// A signed checkpoint of the log held outside the archive (a file an
+    /// earlier audit saved, a witness's copy); repeat. The archive's tree
+    /// must contain it.
+    #[arg(long = "checkpoint")]
+    checkpoints: Vec<PathBuf>,
+    /// Ask the witness at this URL (C2SP tlog-witness) which tree of the
+    /// log it last cosigned; repeat. A larger tree than the archive's is
+    /// tail truncation. The witness is shown the archive's newest
+    /// checkpoint, which it cosigns if it knew the log only empty.
+    #[arg(long = "ask-witness")]
+    ask_witnesses: Vec<String>,
 }
 
 /// When `--deep` prints progress.
@@ -116,6 +147,32 @@ enum UsageError {
     /// None of `--s3-bucket`, `--gcs-bucket`, `--local`.
     #[error("name the archive: --s3-bucket, --gcs-bucket or --local")]
     NoSource,
+    /// A `--witness-key` that is not a C2SP cosignature key.
+    #[error("--witness-key `{vkey}`")]
+    WitnessKey {
+        /// The key as given.
+        vkey: String,
+        /// Why it is refused.
+        #[source]
+        source: LogError,
+    },
+    /// A `--witness-quorum` of 0 or above the number of witness keys.
+    #[error("--witness-quorum {quorum} must be between 1 and the {keys} --witness-key(s) given")]
+    Quorum {
+        /// The quorum asked.
+        quorum: usize,
+        /// Witness keys given.
+        keys: usize,
+    },
+    /// A `--checkpoint` file that cannot be read.
+    #[error("--checkpoint `{}`", path.display())]
+    CheckpointFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Writes `err` and its causes to `out`, separated by `: `, then a newline.
@@ -252,7 +309,72 @@ fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), UsageError> 
     request.topic.clone_from(&cli.topic);
     request.partition = cli.partition;
     request.expect_head = expect_head;
+    request.log = log_request(cli)?;
     Ok((config, request))
+}
+
+/// What the arguments ask of the archive log.
+fn log_request(cli: &Cli) -> Result<LogVerifyRequest, UsageError> {
+    let witnesses = cli
+        .witness_keys
+        .iter()
+        .map(|vkey| {
+            let key = NoteVerifier::parse(vkey).map_err(|source| UsageError::WitnessKey {
+                vkey: vkey.clone(),
+                source,
+            })?;
+            if key.key_type() == COSIGNATURE_TYPE {
+                Ok(key)
+            } else {
+                Err(UsageError::WitnessKey {
+                    vkey: vkey.clone(),
+                    source: LogError::InvalidKey {
+                        reason: "not a cosignature/v1 key (type 04)".to_owned(),
+                    },
+                })
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let quorum = match cli.witness_quorum {
+        Some(quorum) if quorum == 0 || quorum > witnesses.len() => {
+            return Err(UsageError::Quorum {
+                quorum,
+                keys: witnesses.len(),
+            });
+        }
+        Some(quorum) => quorum,
+        None => 0,
+    };
+    let checkpoints = cli
+        .checkpoints
+        .iter()
+        .map(|path| {
+            read_capped(path)
+                .map(|bytes| (format!("file {}", path.display()), bytes))
+                .map_err(|source| UsageError::CheckpointFile {
+                    path: path.clone(),
+                    source,
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LogVerifyRequest {
+        origin: cli.log_origin.clone(),
+        witnesses,
+        quorum,
+        checkpoints,
+        ask_witnesses: cli.ask_witnesses.clone(),
+    })
+}
+
+/// A checkpoint file's bytes, at most one more than a signed note may have
+/// (the parser refuses it then, naming the cap).
+fn read_capped(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_NOTE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

@@ -70,6 +70,50 @@ pub fn summary(report: &ArchiveVerifyReport) -> String {
             let _ = writeln!(out, "  offset gap: {} .. {}", gap.after, gap.next);
         }
     }
+    if let Some(log) = &report.log {
+        let _ = writeln!(
+            out,
+            "archive log {}: {} checkpoint(s), {} leaf(s) checked, {} pending, {} tile(s) compared",
+            log.origin.as_deref().unwrap_or("(no origin)"),
+            log.checkpoints,
+            log.leaves,
+            log.pending,
+            log.tiles_checked
+        );
+        let line = |c: &krabka_worm::CheckpointSummary| {
+            let cosigners = if c.cosigners.is_empty() {
+                "no cosignature".to_owned()
+            } else {
+                format!("cosigned by {}", c.cosigners.join(", "))
+            };
+            format!(
+                "size {} root {} ({}), {cosigners}",
+                c.size, c.root, c.source
+            )
+        };
+        if let Some(newest) = &log.newest {
+            let _ = writeln!(out, "  newest checkpoint: {}", line(newest));
+        }
+        if let Some(witnessed) = &log.witnessed {
+            let _ = writeln!(
+                out,
+                "  witnessed checkpoint (quorum {}): {}",
+                log.quorum,
+                line(witnessed)
+            );
+        }
+        for held in &log.external {
+            let _ = writeln!(out, "  held checkpoint: {}", line(held));
+        }
+        for witness in &log.witnesses {
+            let said = match (witness.size, &witness.detail) {
+                (Some(size), _) => format!("cosigned size {size}"),
+                (None, Some(detail)) => detail.clone(),
+                (None, None) => "no answer".to_owned(),
+            };
+            let _ = writeln!(out, "  witness {}: {said}", witness.url);
+        }
+    }
     for finding in report.all_findings() {
         let _ = writeln!(out, "{:?}: {finding:?}", finding.severity());
     }

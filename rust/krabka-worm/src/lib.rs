@@ -59,9 +59,10 @@ pub use {
 
 #[cfg(feature = "verify")]
 pub use verify::{
-    ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition, DeepProgress,
-    EpochSpan, NoProgress, ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity,
-    VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
+    ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
+    CheckpointSummary, DeepProgress, EpochSpan, LogVerifyReport, LogVerifyRequest, NoProgress,
+    ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth,
+    VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest, WitnessSummary,
     authenticate_archive, verify_archive, verify_archive_config, verify_archive_config_observed,
     verify_archive_observed,
 };

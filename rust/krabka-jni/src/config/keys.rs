@@ -23,6 +23,7 @@ use {
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
         DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, store::cache,
     },
+    krabka_remote_storage::DEFAULT_CHECKPOINT_INTERVAL,
     std::{fmt, time::Duration},
 };
 
@@ -120,6 +121,12 @@ pub enum ConfigKey {
     WormTrustedKeys,
     /// `worm.allow.plain.on.archive`.
     WormAllowPlainOnArchive,
+    /// `worm.log.origin`.
+    WormLogOrigin,
+    /// `worm.log.checkpoint.interval.ms`.
+    WormLogCheckpointIntervalMs,
+    /// `worm.log.witnesses`.
+    WormLogWitnesses,
     /// `native.library.path`.
     NativeLibraryPath,
     /// `metadata.manager`.
@@ -283,6 +290,7 @@ const DEFAULT_READ_CACHE_CHUNK: i64 = unsigned(cache::DEFAULT_CHUNK_BYTES);
 const MIN_READ_CACHE_CHUNK: i64 = unsigned(cache::MIN_CHUNK_BYTES);
 const DEFAULT_READ_AHEAD_CHUNKS: i32 = int(cache::DEFAULT_PREFETCH_CHUNKS);
 const DEFAULT_READ_CACHE_DISK_BYTES: i64 = unsigned(cache::DEFAULT_DISK_CACHE_BYTES);
+const DEFAULT_LOG_CHECKPOINT_INTERVAL_MS: i64 = millis(DEFAULT_CHECKPOINT_INTERVAL);
 
 /// `value` as a Java `long`; evaluated at compile time, so too large a
 /// default does not build.
@@ -335,7 +343,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 49] = [
+    pub const ALL: [Self; 52] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -380,6 +388,9 @@ impl ConfigKey {
         Self::WormWriteOnly,
         Self::WormTrustedKeys,
         Self::WormAllowPlainOnArchive,
+        Self::WormLogOrigin,
+        Self::WormLogCheckpointIntervalMs,
+        Self::WormLogWitnesses,
         Self::NativeLibraryPath,
         Self::MetadataManager,
         Self::MetadataMemoryLossOnRestartAccepted,
@@ -490,7 +501,10 @@ impl ConfigKey {
             | Self::WormKeyId
             | Self::WormWriteOnly
             | Self::WormTrustedKeys
-            | Self::WormAllowPlainOnArchive => self.worm_row(),
+            | Self::WormAllowPlainOnArchive
+            | Self::WormLogOrigin
+            | Self::WormLogCheckpointIntervalMs
+            | Self::WormLogWitnesses => self.worm_row(),
             Self::MetadataManager
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
@@ -875,6 +889,29 @@ impl ConfigKey {
                  switching the archive mode off by mistake cannot start writing beside an archive \
                  as if it were a plain tier.",
             ),
+            Self::WormLogOrigin => text(
+                Medium,
+                "Keep the archive log (see docs/worm.md): a Merkle tree over every sealed \
+                 manifest, C2SP tlog-tiles in the bucket, and checkpoints in the C2SP \
+                 tlog-checkpoint format signed by the manifest key under this origin, a \
+                 schema-less URL naming the archive (e.g. archive.example.com/orders). Every \
+                 broker of one archive must use the same origin. Empty: no log.",
+            ),
+            Self::WormLogCheckpointIntervalMs => long(
+                DEFAULT_LOG_CHECKPOINT_INTERVAL_MS,
+                AT_LEAST_ONE,
+                Low,
+                "A checkpoint of the archive log is published at most this often (and after the \
+                 last seal before the broker stops); copies never wait for it.",
+            ),
+            Self::WormLogWitnesses => text(
+                Low,
+                "Witnesses (C2SP tlog-witness, e.g. litewitness) that cosign every new \
+                 checkpoint, comma-separated, each its base URL and its verifier key separated \
+                 by a space (http://witness.example:7380 witness.example+1a2b3c4d+BA...). Their \
+                 cosignatures are stored beside the checkpoint; a witness that is down only \
+                 delays its cosignature. Needs worm.log.origin.",
+            ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
         }
@@ -928,6 +965,9 @@ impl ConfigKey {
             Self::WormWriteOnly => "worm.write.only",
             Self::WormTrustedKeys => "worm.trusted.keys",
             Self::WormAllowPlainOnArchive => "worm.allow.plain.on.archive",
+            Self::WormLogOrigin => "worm.log.origin",
+            Self::WormLogCheckpointIntervalMs => "worm.log.checkpoint.interval.ms",
+            Self::WormLogWitnesses => "worm.log.witnesses",
             Self::NativeLibraryPath => "native.library.path",
             Self::MetadataManager => "metadata.manager",
             Self::MetadataMemoryLossOnRestartAccepted => "metadata.memory.loss.on.restart.accepted",

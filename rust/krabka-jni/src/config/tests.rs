@@ -6,8 +6,8 @@ use {
         GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
         NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
         S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, S3SseKmsKeyId, S3StorageClass,
-        WormAllowPlainOnArchive, WormEnabled, WormKeyId, WormSigningKeyPath, WormTrustedKeys,
-        WormWriteOnly,
+        WormAllowPlainOnArchive, WormEnabled, WormKeyId, WormLogCheckpointIntervalMs,
+        WormLogOrigin, WormLogWitnesses, WormSigningKeyPath, WormTrustedKeys, WormWriteOnly,
     },
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
@@ -597,6 +597,89 @@ fn trusted_keys_are_key_id_and_hex_public_key_pairs() {
             "{bad}: {err:?}"
         );
     }
+}
+
+#[test]
+fn the_archive_log_is_kept_with_an_origin_and_its_witnesses() {
+    let worm_with = |more: &[(ConfigKey, &str)]| {
+        let base = [
+            (WormEnabled, "true"),
+            (WormSigningKeyPath, "/k.pem"),
+            (WormKeyId, "k1"),
+        ];
+        parse_backend(&with(&S3, &[&base[..], more].concat())).map(|config| match config {
+            BackendConfig::ObjectStore {
+                worm: Some(worm), ..
+            } => worm.log,
+            other => panic!("expected WORM, got {other:?}"),
+        })
+    };
+    assert_eq!(worm_with(&[]).unwrap(), None);
+    let vkey = krabka_remote_storage::tlog::NoteVerifier::new(
+        "witness.example",
+        krabka_remote_storage::tlog::note::COSIGNATURE_TYPE,
+        krabka_remote_storage::ManifestSigner::from_secret_bytes(&[3; 32], "w")
+            .unwrap()
+            .public_key(),
+    )
+    .unwrap()
+    .to_string();
+    let witnesses = format!(" http://w1:7380/ {vkey} , https://w2.example {vkey},");
+    let log = worm_with(&[
+        (WormLogOrigin, "archive.example/orders"),
+        (WormLogCheckpointIntervalMs, "2500"),
+        (WormLogWitnesses, &witnesses),
+    ])
+    .unwrap()
+    .unwrap();
+    assert_eq!(log.origin, "archive.example/orders");
+    assert_eq!(log.interval, Duration::from_millis(2500));
+    let urls: Vec<&str> = log.witnesses.iter().map(|w| w.url.as_str()).collect();
+    assert_eq!(urls, ["http://w1:7380", "https://w2.example"]);
+    assert_eq!(log.witnesses[0].key.to_string(), vkey);
+    assert_eq!(
+        worm_with(&[(WormLogOrigin, "o")])
+            .unwrap()
+            .unwrap()
+            .interval,
+        krabka_remote_storage::DEFAULT_CHECKPOINT_INTERVAL
+    );
+
+    let refused = |more: &[(ConfigKey, &str)]| match worm_with(more) {
+        Err(ConfigError::Refused { key, .. } | ConfigError::Invalid { key, .. }) => key,
+        other => panic!("{more:?} was not refused: {other:?}"),
+    };
+    assert_eq!(refused(&[(WormLogOrigin, "has space")]), WormLogOrigin);
+    assert_eq!(refused(&[(WormLogOrigin, "a+b")]), WormLogOrigin);
+    assert_eq!(refused(&[(WormLogWitnesses, &witnesses)]), WormLogWitnesses);
+    let o = (WormLogOrigin, "o");
+    for bad in [
+        "http://w1:7380".to_owned(),
+        format!("w1:7380 {vkey}"),
+        "http://w1 not-a-key".to_owned(),
+        // A log key (type 01), not a cosignature key.
+        format!(
+            "http://w1 {}",
+            krabka_remote_storage::tlog::NoteVerifier::new(
+                "log.example",
+                krabka_remote_storage::tlog::note::ED25519_TYPE,
+                krabka_remote_storage::ManifestSigner::from_secret_bytes(&[4; 32], "l")
+                    .unwrap()
+                    .public_key(),
+            )
+            .unwrap()
+        ),
+    ] {
+        assert_eq!(
+            refused(&[o, (WormLogWitnesses, &bad)]),
+            WormLogWitnesses,
+            "{bad}"
+        );
+    }
+    assert_eq!(
+        refused(&[o, (WormLogCheckpointIntervalMs, "0")]),
+        WormLogCheckpointIntervalMs
+    );
 }
 
 #[test]

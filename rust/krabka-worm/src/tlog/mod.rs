@@ -10,7 +10,8 @@
 //! - [`note`]: C2SP `signed-note`, Ed25519 note signatures and
 //!   `tlog-cosignature` witness cosignatures;
 //! - [`Checkpoint`]: C2SP `tlog-checkpoint`;
-//! - [`LogEntry`]: what one leaf records (a chain seal and its hash).
+//! - [`LogEntry`]: what one leaf records (a chain seal and its hash);
+//! - `witness`: a client of C2SP `tlog-witness` (feature `verify`).
 //!
 //! The layout in the bucket and the writer's protocol are in
 //! `docs/worm-format.md` §10.
@@ -25,6 +26,8 @@ pub mod proof;
 #[cfg(feature = "verify")]
 pub mod store;
 pub mod tile;
+#[cfg(feature = "verify")]
+pub mod witness;
 
 pub use {
     checkpoint::Checkpoint,

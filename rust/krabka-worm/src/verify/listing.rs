@@ -3,7 +3,7 @@
 
 use {
     super::{Result, report::VerifyRequest},
-    crate::{WORM_PROBE_DIR, manifest::MANIFEST_SUFFIX, seal::CHAIN_DIR},
+    crate::{WORM_PROBE_DIR, manifest::MANIFEST_SUFFIX, seal::CHAIN_DIR, tlog::LOG_DIR},
     futures_util::TryStreamExt,
     krabka_kafka::{PartitionDirName, parse_partition_dir_name},
     krabka_object_store::store::errors::to_store_error,
@@ -64,8 +64,10 @@ pub(super) struct Listing {
     /// Objects listed, in and out of partition directories.
     pub(super) objects_listed: usize,
     /// Partition directory (relative to the prefix) -> name within it ->
-    /// size; the start-up probe directory left out.
+    /// size; the start-up probe directory and the archive log left out.
     partitions: BTreeMap<String, BTreeMap<String, u64>>,
+    /// The archive log's objects: name within its directory -> size.
+    pub(super) log: BTreeMap<String, u64>,
 }
 
 /// A partition directory in scope of the request.
@@ -88,11 +90,16 @@ impl Listing {
             .map_err(|e| to_store_error(e, "listing of", prefix.unwrap_or("the bucket")))?;
         let objects_listed = listed.len();
         let mut partitions: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut log = BTreeMap::new();
         for meta in listed {
             let key = meta.location.to_string();
             let Some((dir, name)) = split_key(&key, prefix) else {
                 continue;
             };
+            if dir == LOG_DIR {
+                log.insert(name.to_owned(), meta.size);
+                continue;
+            }
             partitions
                 .entry(dir.to_owned())
                 .or_default()
@@ -101,13 +108,14 @@ impl Listing {
         Ok(Self {
             objects_listed,
             partitions,
+            log,
         })
     }
 
     /// The partition directories the request's topic and partition select,
     /// sorted by directory; keys outside partition directories are dropped.
-    pub(super) fn in_scope(self, request: &VerifyRequest) -> Vec<PartitionDir> {
-        self.partitions
+    pub(super) fn in_scope(&mut self, request: &VerifyRequest) -> Vec<PartitionDir> {
+        std::mem::take(&mut self.partitions)
             .into_iter()
             .filter_map(|(dir, names)| {
                 let parsed = parse_partition_dir_name(&dir)?;

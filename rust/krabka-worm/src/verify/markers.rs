@@ -109,6 +109,7 @@ mod tests {
             partitions: vec![seen],
             findings: Vec::new(),
             bucket: None,
+            log: None,
         }
     }
 

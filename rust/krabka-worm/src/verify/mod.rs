@@ -15,7 +15,11 @@
 //! apart into unfinished commits and removed manifests ([`unfinished`]). On
 //! S3 it then reads the bucket's own lock ([`bucket`]), lists every version
 //! once, reports delete markers and hidden partitions ([`markers`]) and
-//! checks every archived version and its retention ([`protection`]). A
+//! checks every archived version and its retention ([`protection`]).
+//! Last, the archive log ([`log`]): its tree rebuilt from the entry
+//! bundles and held against the tiles, every checkpoint, the witnesses'
+//! cosignatures, checkpoints held outside and witnesses asked, and every
+//! leaf against the seals read. A
 //! deep run reports its progress to a [`VerifyObserver`]
 //! ([`verify_archive_observed`]).
 
@@ -27,6 +31,7 @@ mod error;
 mod foreign;
 mod hashing;
 mod listing;
+mod log;
 mod markers;
 mod objects;
 mod partition;
@@ -45,9 +50,10 @@ type Result<T, E = VerifyError> = std::result::Result<T, E>;
 pub use progress::{DeepProgress, NoProgress, VerifyObserver};
 
 pub use report::{
-    ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition, EpochSpan,
-    ObjectProtectionReport, OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth,
-    VerifyOutcome, VerifyRequest,
+    ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
+    CheckpointSummary, EpochSpan, LogVerifyReport, LogVerifyRequest, ObjectProtectionReport,
+    OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome,
+    VerifyRequest, WitnessSummary,
 };
 use {
     crate::digest::ChainHead,
@@ -80,13 +86,14 @@ pub async fn verify_archive_observed(
     observer: &dyn VerifyObserver,
 ) -> Result<ArchiveVerifyReport> {
     let prefix = archive_prefix(request);
-    let listing = Listing::read(store, prefix).await?;
+    let mut listing = Listing::read(store, prefix).await?;
     let mut report = ArchiveVerifyReport {
         depth: request.depth,
         objects_listed: listing.objects_listed,
         partitions: Vec::new(),
         findings: Vec::new(),
         bucket: None,
+        log: None,
     };
     let in_scope = listing.in_scope(request);
     let deep = request.depth == VerifyDepth::Deep;
@@ -109,6 +116,7 @@ pub async fn verify_archive_observed(
     if let Some(expected) = request.expect_head {
         check_expect_head(expected, &mut report);
     }
+    log::verify_log(store, request, &listing.log, &mut report).await?;
     Ok(report)
 }
 

@@ -16,6 +16,7 @@ use {
         signatures, unfinished,
     },
     crate::{
+        digest::Sha256Digest,
         manifest::{MANIFEST_SUFFIX, SegmentManifest},
         seal::seal_key,
         stamp::{EpochId, ManifestSeq},
@@ -100,8 +101,14 @@ pub(super) async fn verify_partition(
     }
     // Seals without their manifest: unfinished, or the manifest removed.
     unfinished::report_unmanifested(unmanifested, &chain, &routes, &mut report.findings);
-    for entry in chain.values() {
+    for (position, entry) in &chain {
         report.archived.push((entry.key.clone(), None));
+        let seal = seal_key(&dir, position.0, position.1);
+        if let Some(name) = seal.strip_prefix(&dir).and_then(|n| n.strip_prefix('/')) {
+            if names.contains_key(name) {
+                report.seals.push((seal, Sha256Digest::of(&entry.bytes)));
+            }
+        }
     }
     // Objects.
     let objects = ObjectCheck {

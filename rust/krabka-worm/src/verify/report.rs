@@ -2,9 +2,10 @@
 
 use {
     crate::{
-        digest::ChainHead,
+        digest::{ChainHead, Sha256Digest},
         keys::TrustedManifestKeys,
         stamp::{EpochId, ManifestSeq},
+        tlog::NoteVerifier,
     },
     serde::Serialize,
 };
@@ -37,6 +38,8 @@ pub struct VerifyRequest {
     /// The tip head recorded outside the archive by an earlier run; it
     /// detects tail truncation. Needs exactly one partition in scope.
     pub expect_head: Option<ChainHead>,
+    /// How to check the archive log (checkpoints, witnesses).
+    pub log: LogVerifyRequest,
 }
 
 impl VerifyRequest {
@@ -50,6 +53,51 @@ impl VerifyRequest {
             topic: None,
             partition: None,
             expect_head: None,
+            log: LogVerifyRequest::default(),
+        }
+    }
+}
+
+/// How [`verify_archive`](crate::verify_archive) checks the archive log:
+/// the Merkle tree over every sealed manifest, its signed checkpoints and
+/// their witnesses' cosignatures (`docs/worm-format.md`, the archive log).
+/// The log's checkpoints must be signed by a trusted manifest key under the
+/// origin's name.
+#[derive(Debug, Clone, Default)]
+pub struct LogVerifyRequest {
+    /// The log's origin; `None` takes the one the newest checkpoint names.
+    pub origin: Option<String>,
+    /// The witnesses whose cosignatures count (C2SP cosignature/v1 keys).
+    pub witnesses: Vec<NoteVerifier>,
+    /// Distinct witnesses that must cosign a checkpoint for it to count as
+    /// witnessed; `0` means all of [`LogVerifyRequest::witnesses`].
+    pub quorum: usize,
+    /// Checkpoints held outside the archive (an earlier audit's, a
+    /// witness's): `(where it came from, the signed note's bytes)`. The
+    /// archive's tree must contain each.
+    pub checkpoints: Vec<(String, Vec<u8>)>,
+    /// Witness URLs to ask, over C2SP `tlog-witness`, which tree of the log
+    /// they last cosigned; the archive's tree must be at least as large.
+    pub ask_witnesses: Vec<String>,
+}
+
+impl LogVerifyRequest {
+    /// Whether the request asks anything of the log.
+    #[must_use]
+    pub fn is_set(&self) -> bool {
+        self.origin.is_some()
+            || !self.witnesses.is_empty()
+            || !self.checkpoints.is_empty()
+            || !self.ask_witnesses.is_empty()
+    }
+
+    /// The cosignatures a checkpoint needs to count as witnessed.
+    #[must_use]
+    pub fn required_cosigners(&self) -> usize {
+        if self.quorum == 0 {
+            self.witnesses.len()
+        } else {
+            self.quorum
         }
     }
 }
@@ -281,6 +329,112 @@ pub enum VerifyBreak {
         /// Its key.
         key: String,
     },
+    /// An object of the archive log that the tree or a checkpoint needs is
+    /// missing (deleted or hidden: the log is written create-only and never
+    /// deleted).
+    LogObjectMissing {
+        /// Its key.
+        key: String,
+    },
+    /// An object of the archive log that does not decode (a checkpoint, a
+    /// cosignature, a tile, an entry bundle or a leaf).
+    LogObjectUnreadable {
+        /// Its key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// A hash tile whose hashes are not those of the entries below it.
+    LogTileMismatch {
+        /// Its key.
+        key: String,
+    },
+    /// A checkpoint without a valid signature by a trusted key under the
+    /// log's origin, or of another origin.
+    CheckpointUnsigned {
+        /// Its key, or where a checkpoint held outside came from.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// Checkpoints of one origin that cannot both be true: a root that is
+    /// not the tree's at its size, a size smaller than an earlier
+    /// checkpoint's, or (a split view) two signed checkpoints of different
+    /// trees. The notes are the evidence.
+    CheckpointInconsistent {
+        /// The checkpoint's key, or where it came from.
+        key: String,
+        /// Why.
+        detail: String,
+        /// The signed notes involved, as stored.
+        evidence: Vec<String>,
+    },
+    /// A cosignature that names a configured witness key but does not
+    /// verify over its checkpoint (forged, or moved from another
+    /// checkpoint).
+    CosignatureInvalid {
+        /// Its key.
+        key: String,
+        /// The witness key's name.
+        witness: String,
+    },
+    /// A cosignature by a key the verifier was not given.
+    CosignatureUnknown {
+        /// Its key.
+        key: String,
+        /// The name on its signature line.
+        name: String,
+    },
+    /// Evidence that the archive's newest history is gone: a checkpoint
+    /// witnessed or held outside the archive is larger than the archive's
+    /// tree (newest manifests, checkpoints and tiles removed, an older copy
+    /// of the bucket restored, or a shorter history shown).
+    LogTruncated {
+        /// Where the larger tree is attested: a checkpoint's key, a file,
+        /// or a witness's URL.
+        source: String,
+        /// Its size.
+        attested_size: u64,
+        /// The size of the archive's own tree.
+        found_size: u64,
+    },
+    /// A leaf of the tree whose chain seal is not in the archive: a sealed
+    /// manifest was removed.
+    LeafWithoutSeal {
+        /// The leaf's index.
+        index: u64,
+        /// The seal key it records.
+        seal: String,
+    },
+    /// A leaf whose chain seal is in the archive with other bytes.
+    LeafSealMismatch {
+        /// The leaf's index.
+        index: u64,
+        /// The seal key it records.
+        seal: String,
+    },
+    /// A seal logged twice (a writer crashed between its leaf's claim and
+    /// marker, and the next writer logged it again).
+    LeafDuplicate {
+        /// The later leaf's index.
+        index: u64,
+        /// The seal key.
+        seal: String,
+    },
+    /// A chain seal with no leaf in the tree nor a claim waiting for the
+    /// next checkpoint: written before the archive kept its log, or its
+    /// claim was lost.
+    NotInLog {
+        /// The seal's key.
+        seal: String,
+    },
+    /// The archive log cannot attest the archive: witnesses were given but
+    /// no checkpoint has the quorum of their cosignatures, the log was
+    /// asked for but is absent, or a witness could not be asked.
+    LogUnattested {
+        /// What is missing.
+        detail: String,
+    },
 }
 
 impl VerifyBreak {
@@ -288,8 +442,13 @@ impl VerifyBreak {
     #[must_use]
     pub fn severity(&self) -> Severity {
         match self {
-            Self::Orphan { .. } | Self::CommitUnfinished { .. } => Severity::Notice,
+            Self::Orphan { .. }
+            | Self::CommitUnfinished { .. }
+            | Self::CosignatureUnknown { .. }
+            | Self::LeafDuplicate { .. }
+            | Self::NotInLog { .. } => Severity::Notice,
             Self::UnsupportedFormat { .. }
+            | Self::LogUnattested { .. }
             | Self::Unsigned { .. }
             | Self::UntrustedKey { .. }
             | Self::ExpectHeadAmbiguous { .. }
@@ -388,6 +547,10 @@ pub struct PartitionVerifyReport {
     /// Archived keys with their pinned version (objects, manifests, seals).
     #[serde(skip)]
     pub(crate) archived: Vec<(String, Option<String>)>,
+    /// The chain seals of accepted positions with the SHA-256 of their
+    /// bytes, for the archive log's leaves.
+    #[serde(skip)]
+    pub(crate) seals: Vec<(String, Sha256Digest)>,
 }
 
 impl PartitionVerifyReport {
@@ -407,6 +570,7 @@ impl PartitionVerifyReport {
             findings: Vec::new(),
             protection: Vec::new(),
             archived: Vec::new(),
+            seals: Vec::new(),
         }
     }
 }
@@ -438,6 +602,58 @@ pub struct ArchiveVerifyReport {
     /// The bucket's versioning and Object Lock configuration (S3 sources
     /// only).
     pub bucket: Option<BucketProtectionReport>,
+    /// The archive log as checked; `None` when the archive keeps none and
+    /// the request asked nothing of it.
+    pub log: Option<LogVerifyReport>,
+}
+
+/// A checkpoint as the verifier found it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointSummary {
+    /// Its key in the archive, or where it came from.
+    pub source: String,
+    /// Its tree size.
+    pub size: u64,
+    /// Its root hash, base64.
+    pub root: String,
+    /// The configured witnesses whose cosignatures verify, by key name.
+    pub cosigners: Vec<String>,
+}
+
+/// What a witness said when asked for the tree it last cosigned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WitnessSummary {
+    /// Its URL.
+    pub url: String,
+    /// The size it has cosigned, if it said.
+    pub size: Option<u64>,
+    /// What it answered otherwise.
+    pub detail: Option<String>,
+}
+
+/// The archive log as checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogVerifyReport {
+    /// The origin checked.
+    pub origin: Option<String>,
+    /// Checkpoints in the archive.
+    pub checkpoints: u64,
+    /// The newest checkpoint in the archive.
+    pub newest: Option<CheckpointSummary>,
+    /// The largest checkpoint with the quorum of cosignatures.
+    pub witnessed: Option<CheckpointSummary>,
+    /// Cosignatures required for a checkpoint to count as witnessed.
+    pub quorum: usize,
+    /// Leaves read back from the entry bundles and checked.
+    pub leaves: u64,
+    /// Claims after the newest checkpoint, waiting for the next.
+    pub pending: u64,
+    /// Hash tiles compared with the entries.
+    pub tiles_checked: u64,
+    /// Checkpoints held outside the archive, as checked.
+    pub external: Vec<CheckpointSummary>,
+    /// Witnesses asked.
+    pub witnesses: Vec<WitnessSummary>,
 }
 
 impl ArchiveVerifyReport {

@@ -2,6 +2,9 @@
 
 use {krabka_worm::tlog::NoteVerifier, std::time::Duration};
 
+/// How often a checkpoint is published at most, by default.
+pub const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(10);
+
 /// How an archive keeps its log: the Merkle tree over every sealed
 /// manifest, its signed checkpoints and the witnesses that cosign them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +29,7 @@ impl ArchiveLogConfig {
     pub fn new(origin: impl Into<String>) -> Self {
         Self {
             origin: origin.into(),
-            interval: Duration::from_secs(10),
+            interval: DEFAULT_CHECKPOINT_INTERVAL,
             witnesses: Vec::new(),
             witness_timeout: Duration::from_secs(10),
         }

@@ -31,12 +31,11 @@
 mod config;
 mod failures;
 mod task;
-mod witness;
 
 pub use {
-    config::{ArchiveLogConfig, WitnessConfig},
+    config::{ArchiveLogConfig, DEFAULT_CHECKPOINT_INTERVAL, WitnessConfig},
+    krabka_worm::tlog::witness::WitnessAnswer,
     task::LogTask,
-    witness::WitnessAnswer,
 };
 
 use {
@@ -49,6 +48,7 @@ use {
         StoreError, StoreErrorClass,
         store::{errors::to_store_error, upload::create_only_put},
     },
+    krabka_worm::tlog::witness,
     krabka_worm::tlog::{
         Checkpoint, LogEntry, LogHash, LogLayout, NoteSigner, NoteVerifier, ProofRequest,
         SignedNote, TileId, TreeEdge,
@@ -609,9 +609,10 @@ impl ArchiveLog {
                 return Ok(());
             }
             let proof = self.consistency(old, size).await?;
-            let answer = witness::submit(&self.client, witness, old, &proof, &note)
-                .await
-                .map_err(|err| format!("unreachable: {err}"))?;
+            let answer =
+                witness::submit(&self.client, &witness.url, &witness.key, old, &proof, &note)
+                    .await
+                    .map_err(|err| format!("unreachable: {err}"))?;
             match answer {
                 WitnessAnswer::Cosigned { signature, .. } => {
                     let line = Bytes::from(signature.line());

@@ -153,6 +153,16 @@ public final class ConfigKeys {
     /** {@code worm.allow.plain.on.archive}. */
     public static final String WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG = "worm.allow.plain.on.archive";
 
+    /** {@code worm.log.origin}. */
+    public static final String WORM_LOG_ORIGIN_CONFIG = "worm.log.origin";
+
+    /** {@code worm.log.checkpoint.interval.ms}. */
+    public static final String WORM_LOG_CHECKPOINT_INTERVAL_MS_CONFIG =
+            "worm.log.checkpoint.interval.ms";
+
+    /** {@code worm.log.witnesses}. */
+    public static final String WORM_LOG_WITNESSES_CONFIG = "worm.log.witnesses";
+
     /** {@code native.library.path}. */
     public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
 
@@ -218,7 +228,10 @@ public final class ConfigKeys {
             WORM_KEY_ID_CONFIG,
             WORM_WRITE_ONLY_CONFIG,
             WORM_TRUSTED_KEYS_CONFIG,
-            WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG);
+            WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG,
+            WORM_LOG_ORIGIN_CONFIG,
+            WORM_LOG_CHECKPOINT_INTERVAL_MS_CONFIG,
+            WORM_LOG_WITNESSES_CONFIG);
 
     /**
      * The metadata manager's keys that the native library reads, in table order: the adapter
@@ -431,6 +444,25 @@ public final class ConfigKeys {
                         + "prefix) that holds a write-once archive. Without it such a start-up "
                         + "is refused, so that switching the archive mode off by mistake cannot "
                         + "start writing beside an archive as if it were a plain tier.");
+        def.define(WORM_LOG_ORIGIN_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Keep the archive log (see docs/worm.md): a Merkle tree over every "
+                        + "sealed manifest, C2SP tlog-tiles in the bucket, and checkpoints in "
+                        + "the C2SP tlog-checkpoint format signed by the manifest key under "
+                        + "this origin, a schema-less URL naming the archive (e.g. "
+                        + "archive.example.com/orders). Every broker of one archive must use "
+                        + "the same origin. Empty: no log.");
+        def.define(WORM_LOG_CHECKPOINT_INTERVAL_MS_CONFIG, Type.LONG, 10000L,
+                Range.atLeast(1L), Importance.LOW,
+                "A checkpoint of the archive log is published at most this often (and "
+                        + "after the last seal before the broker stops); copies never wait for "
+                        + "it.");
+        def.define(WORM_LOG_WITNESSES_CONFIG, Type.STRING, null, Importance.LOW,
+                "Witnesses (C2SP tlog-witness, e.g. litewitness) that cosign every "
+                        + "new checkpoint, comma-separated, each its base URL and its verifier "
+                        + "key separated by a space (http://witness.example:7380 "
+                        + "witness.example+1a2b3c4d+BA...). Their cosignatures are stored "
+                        + "beside the checkpoint; a witness that is down only delays its "
+                        + "cosignature. Needs worm.log.origin.");
         def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Absolute path of a libkrabka_jni.so to load instead of the one "
                         + "bundled in the jar (for platforms other than linux/x86_64, or a "

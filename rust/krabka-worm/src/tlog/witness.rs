@@ -3,8 +3,7 @@
 //! new checkpoint; the answer is the witness's cosignature lines.
 
 use {
-    super::config::WitnessConfig,
-    krabka_worm::tlog::{LogHash, NoteSignature, SignedNote},
+    super::{LogHash, NoteSignature, NoteVerifier, SignedNote},
     std::time::Duration,
 };
 
@@ -60,18 +59,22 @@ pub fn client(timeout: Duration) -> reqwest::Result<reqwest::Client> {
         .build()
 }
 
-/// Submits `note` (a signed checkpoint whose text is `text`) to `witness`.
+/// Submits `note` (a signed checkpoint) to the witness at `url` (its base
+/// URL, without a trailing `/`) whose cosignature key is `key`, as an
+/// extension of the tree of `old_size` leaves it last cosigned with the
+/// consistency `proof` from it.
 ///
 /// # Errors
 /// The HTTP client's error when the witness cannot be reached.
 pub async fn submit(
     client: &reqwest::Client,
-    witness: &WitnessConfig,
+    url: &str,
+    key: &NoteVerifier,
     old_size: u64,
     proof: &[LogHash],
     note: &str,
 ) -> reqwest::Result<WitnessAnswer> {
-    let url = format!("{}/add-checkpoint", witness.url);
+    let url = format!("{}/add-checkpoint", url.trim_end_matches('/'));
     let response = client
         .post(url)
         .body(request_body(old_size, proof, note))
@@ -80,11 +83,63 @@ pub async fn submit(
     let status = response.status().as_u16();
     let body = response.bytes().await?;
     let body = &body[..body.len().min(MAX_ANSWER_BYTES)];
-    Ok(judge_answer(witness, status, body, note))
+    Ok(judge_answer(key, status, body, note))
+}
+
+/// What a witness said when asked for the size of the tree it last
+/// cosigned ([`ask_size`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SizeAnswer {
+    /// It has cosigned a tree of this many leaves of the log.
+    Known(u64),
+    /// It knew the log with an empty tree and cosigned the note it was
+    /// shown.
+    Empty,
+    /// It refused or answered something else.
+    Refused {
+        /// The status and the body's first line.
+        detail: String,
+    },
+}
+
+/// Asks the witness at `url` which tree of `note`'s log it last cosigned,
+/// with the one question `tlog-witness` answers it to: an `add-checkpoint`
+/// of `note` claiming the witness has cosigned nothing (`old 0`). A witness
+/// that has cosigned a larger tree answers 409 with its size; one that
+/// knows the log at size 0 checks the note and cosigns it.
+///
+/// # Errors
+/// The HTTP client's error when the witness cannot be reached.
+pub async fn ask_size(
+    client: &reqwest::Client,
+    url: &str,
+    note: &str,
+) -> reqwest::Result<SizeAnswer> {
+    let url = format!("{}/add-checkpoint", url.trim_end_matches('/'));
+    let response = client
+        .post(url)
+        .body(request_body(0, &[], note))
+        .send()
+        .await?;
+    let status = response.status().as_u16();
+    let body = response.bytes().await?;
+    let text = String::from_utf8_lossy(&body[..body.len().min(MAX_ANSWER_BYTES)]).into_owned();
+    Ok(match status {
+        200 => SizeAnswer::Empty,
+        409 => match text.trim().parse::<u64>() {
+            Ok(size) => SizeAnswer::Known(size),
+            Err(_) => SizeAnswer::Refused {
+                detail: format!("409 without a tree size: {:?}", first_line(&text)),
+            },
+        },
+        _ => SizeAnswer::Refused {
+            detail: format!("HTTP {status}: {}", first_line(&text)),
+        },
+    })
 }
 
 /// What the witness's answer means.
-fn judge_answer(witness: &WitnessConfig, status: u16, body: &[u8], note: &str) -> WitnessAnswer {
+fn judge_answer(key: &NoteVerifier, status: u16, body: &[u8], note: &str) -> WitnessAnswer {
     let text = String::from_utf8_lossy(body);
     match status {
         200 => {
@@ -97,12 +152,10 @@ fn judge_answer(witness: &WitnessConfig, status: u16, body: &[u8], note: &str) -
                 let Ok(signature) = NoteSignature::parse_line(line) else {
                     continue;
                 };
-                if signature.name != witness.key.name()
-                    || signature.key_hash != witness.key.key_hash()
-                {
+                if signature.name != key.name() || signature.key_hash != key.key_hash() {
                     continue;
                 }
-                return match witness.key.verify(&parsed.text, &signature.signature) {
+                return match key.verify(&parsed.text, &signature.signature) {
                     Ok(Some(timestamp)) => WitnessAnswer::Cosigned {
                         signature,
                         timestamp,
@@ -137,18 +190,20 @@ fn first_line(text: &str) -> &str {
 mod tests {
     use {
         super::*,
+        crate::tlog::{
+            NoteSigner,
+            note::{COSIGNATURE_TYPE, cosignature_message},
+        },
         ed25519_dalek::{Signer, SigningKey},
-        krabka_worm::tlog::note::{COSIGNATURE_TYPE, cosignature_message},
     };
 
-    fn witness(key: &SigningKey) -> WitnessConfig {
-        let verifier = krabka_worm::tlog::NoteVerifier::new(
+    fn witness(key: &SigningKey) -> NoteVerifier {
+        NoteVerifier::new(
             "witness.example",
             COSIGNATURE_TYPE,
             key.verifying_key().to_bytes(),
         )
-        .unwrap();
-        WitnessConfig::new("http://127.0.0.1:1/", &verifier.to_string()).unwrap()
+        .unwrap()
     }
 
     #[test]
@@ -166,7 +221,7 @@ mod tests {
         let key = SigningKey::from_bytes(&[5; 32]);
         let witness = witness(&key);
         let log = SigningKey::from_bytes(&[6; 32]);
-        let signer = krabka_worm::tlog::NoteSigner::new("log.example", log).unwrap();
+        let signer = NoteSigner::new("log.example", log).unwrap();
         let text = format!("log.example\n1\n{}\n", LogHash::leaf(b"a").to_base64());
         let note = signer.sign(&text).unwrap();
         let time = 1_700_000_000u64;
@@ -174,7 +229,7 @@ mod tests {
         signature.extend_from_slice(&key.sign(&cosignature_message(time, &text)).to_bytes());
         let cosignature = NoteSignature {
             name: "witness.example".to_owned(),
-            key_hash: witness.key.key_hash(),
+            key_hash: witness.key_hash(),
             signature,
         };
         let line = cosignature.line();
