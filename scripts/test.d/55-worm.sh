@@ -6,7 +6,8 @@
 # versioning, as Google allows. Reuses scripts/lib/object-store-servers.sh.
 # Every S3 request goes through the aws-rules front (tests/aws-rules/front.py), which refuses what
 # Amazon S3 refuses and SeaweedFS lets through (an upload into an Object Lock bucket without a
-# checksum header, ...); KRABKA_S3_ENDPOINT names the front.
+# checksum header, ...); KRABKA_S3_ENDPOINT names the front. litewitness (an independent C2SP
+# tlog-witness) cosigns the archive log's checkpoints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/lib/object-store-servers.sh
@@ -18,7 +19,7 @@ trap stop_servers EXIT
 echo "--- the aws-rules front's own tests"
 "$VENV/bin/python" rust/krabka-remote-storage/tests/aws-rules/test_front.py
 
-start_servers seaweedfs aws-rules s3s gcs
+start_servers seaweedfs aws-rules s3s gcs litewitness
 
 echo "--- Object Lock bucket on SeaweedFS (created through the aws-rules front)"
 WORM_BUCKET=worm-$(date +%s)
@@ -51,3 +52,5 @@ cargo test -p krabka-remote-storage --locked --test worm_servers -- --nocapture 
 cargo test -p krabka-remote-storage --locked --test worm_tamper_servers -- "$@"
 cargo test -p krabka-remote-storage --locked --test worm_gcs -- --nocapture "$@"
 cargo test -p krabka-worm-verify --locked --test cli_servers -- "$@"
+echo "--- the archive log with litewitness, Go's note and tlog, and SeaweedFS"
+cargo test -p krabka-worm-verify --locked --test witness_servers -- "$@"
