@@ -18,7 +18,11 @@ use std::{collections::BTreeMap, env, fs, path::PathBuf};
 
 /// The body of a vector block, fence excluded.
 fn block(value: &str) -> (&'static str, String) {
-    if value.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !value.starts_with('{') && !value.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // A signed note (exact, its trailing newline ends the block) or a
+        // key.
+        ("text", value.trim_end_matches('\n').to_owned())
+    } else if value.bytes().all(|b| b.is_ascii_hexdigit()) {
         let lines: Vec<String> = value
             .as_bytes()
             .chunks(64)

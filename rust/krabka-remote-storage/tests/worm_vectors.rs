@@ -99,6 +99,8 @@ fn document_vectors_are_what_the_code_computes() {
         let documented = &in_doc[name];
         if name.ends_with("-pretty") {
             assert_eq!(minify(documented), minify(value), "vector {name}");
+        } else if name.ends_with("-note") {
+            assert_eq!(documented, value, "vector {name}");
         } else {
             let stripped: String = documented.split_whitespace().collect();
             assert_eq!(&stripped, value, "vector {name}");

@@ -15,7 +15,9 @@ use {
         RemoteLogSegmentMetadata, RemoteLogSegmentState, SegmentIdentity, SegmentManifest,
         Sha256Digest, TopicIdPartition, TrustedManifestKeys, WormChainRecord, WormError,
         canonical_manifest_bytes, manifest_head, manifest_signing_bytes, partition_dir_name,
-        segment_file_name, verify_manifest_bytes,
+        seal_key, segment_file_name,
+        tlog::{Checkpoint, LogEntry, LogHash},
+        verify_manifest_bytes,
     },
     std::collections::BTreeMap,
     uuid::Uuid,
@@ -218,7 +220,44 @@ pub fn named_vectors() -> Vec<(String, String)> {
         "receipt-1".to_owned(),
         hex(receipt_1().to_custom_metadata().as_bytes()),
     ));
+    out.extend(log_vectors());
     out
+}
+
+/// The archive log's origin in the vectors.
+pub const LOG_ORIGIN: &str = "archive.example/orders";
+
+/// The log entries of manifests 0 and 1, sealed as their chain seals.
+pub fn log_entries() -> Vec<LogEntry> {
+    [(metadata_0(), manifest_0()), (metadata_1(), manifest_1())]
+        .iter()
+        .map(|(metadata, manifest)| {
+            let chain = manifest.body.chain;
+            let key = seal_key(&partition_dir_name(metadata), chain.epoch_id, chain.seq);
+            LogEntry::of_seal(&key, &manifest.to_bytes())
+        })
+        .collect()
+}
+
+/// The archive log's vectors: the two entries, their leaf hashes, the
+/// root of the tree of both, and its checkpoint signed by key 1 under the
+/// origin (Ed25519 note signatures are deterministic).
+pub fn log_vectors() -> Vec<(String, String)> {
+    let entries: Vec<Vec<u8>> = log_entries().iter().map(|e| e.to_bytes().unwrap()).collect();
+    let leaves: Vec<LogHash> = entries.iter().map(|e| LogHash::leaf(e)).collect();
+    let root = LogHash::node(&leaves[0], &leaves[1]);
+    let signer = signer_1().note_signer(LOG_ORIGIN).unwrap();
+    let note = signer
+        .sign(&Checkpoint::new(LOG_ORIGIN, 2, root).to_text())
+        .unwrap();
+    vec![
+        ("log-entry-0".to_owned(), hex(&entries[0])),
+        ("log-leaf-0".to_owned(), leaves[0].to_hex()),
+        ("log-leaf-1".to_owned(), leaves[1].to_hex()),
+        ("log-root-2".to_owned(), root.to_hex()),
+        ("log-vkey".to_owned(), signer.verifier().to_string()),
+        ("log-checkpoint-2-note".to_owned(), note),
+    ]
 }
 
 /// Indents canonical JSON for reading, keeping its key order.
