@@ -19,7 +19,8 @@
 # 3. Ordinary failures never read as tampering: the front fails every manifest write of a topic for a
 #    while (the broker's retries finish the commit), then holds one manifest write while the broker is
 #    killed with kill -9 between seal and manifest (the restarted broker finishes it).
-# 4. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report and
+# 4. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report (the
+#    archive log's last checkpoint, written at shutdown, covering every seal) and
 #    tips; --expect-head with a recorded tip passes.
 #    krabka-tier export --verify (the broker gone) yields the committed records the consumers read.
 # 5. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both; krabka-tier export
@@ -236,6 +237,15 @@ for topic in ("e2e-plain", "e2e-zstd", "e2e-off", "e2e-faulty", "e2e-crash", "e2
     p = parts.get(topic)
     assert p is not None and p["tip"] and p["manifests"] > 0, f"{topic}: no signed chain in the report"
     print(f"{topic}-0: tip {p['tip']} after {p['manifests']} manifest(s)")
+# The archive log: the broker's last checkpoint (at shutdown) covers every seal.
+log = report["report"]["log"]
+assert log is not None and log["newest"] is not None, "the broker published no archive log checkpoint"
+manifests = sum(p["manifests"] for p in report["report"]["partitions"])
+findings = report["report"]["findings"] + [f for p in report["report"]["partitions"] for f in p["findings"]]
+unlogged = [f for f in findings if f["kind"] == "not_in_log"]
+assert not unlogged, f"seals without a leaf: {unlogged}"
+assert log["pending"] == 0 and log["leaves"] >= manifests, log
+print(f"archive log {log['origin']}: checkpoint {log['newest']['source'].rsplit('/', 1)[-1]} of {log['leaves']} leaves over {manifests} manifest(s)")
 PY
 )
 e2e_log "binary and jar: verified (exit 0), identical reports; tips:"

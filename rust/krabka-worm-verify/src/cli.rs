@@ -3,7 +3,7 @@
 //! code.
 
 use {
-    crate::{Console, exit, progress::ProgressPrinter, summary::summary},
+    crate::{Console, exit, html, progress::ProgressPrinter, summary::summary},
     clap::{Parser, ValueEnum},
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config},
     krabka_worm::{
@@ -87,6 +87,14 @@ struct Cli {
     /// Print the machine-readable report (JSON) instead of the summary.
     #[arg(long)]
     json: bool,
+    /// Also write the audit report for people to this file: one
+    /// self-contained HTML page (verdict, what was checked, the bucket's
+    /// lock, the archive log and its witnesses, every finding with its
+    /// evidence, each partition's chain and segments over time, the
+    /// retention timeline, the command that reproduces the run). Print it to
+    /// PDF from any browser (`chromium --headless --print-to-pdf`).
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// The archive log's origin (`rsm.config.worm.log.origin`); by default
     /// the one its newest checkpoint names. Checkpoints must be signed by a
     /// trusted key under it.
@@ -196,6 +204,7 @@ fn usage(console: &mut Console<'_>, err: &UsageError) -> u8 {
 /// Parses `args` (without the program name), verifies, prints; the exit
 /// code.
 pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
+    let command = command_line(&args);
     let cli = match Cli::try_parse_from(std::iter::once(OsString::from(NAME)).chain(args)) {
         Ok(cli) => cli,
         // --help and --version.
@@ -248,7 +257,66 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
         let _ = writeln!(console.err, "{NAME}: cannot write the report: {err}");
         return exit::UNREADABLE;
     }
+    if let Some(path) = &cli.report {
+        let run = html::RunContext {
+            command: &command,
+            source: &source_description(&cli),
+            finished_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+        };
+        if let Err(err) = std::fs::write(path, html::render(&report, &run)) {
+            let _ = writeln!(
+                console.err,
+                "{NAME}: cannot write the HTML report {}: {err}",
+                path.display()
+            );
+            return exit::UNREADABLE;
+        }
+    }
     exit::exit_code(report.outcome())
+}
+
+/// The command line that reproduces a run with `args`: the program name and
+/// each argument quoted for a POSIX shell where it needs it.
+fn command_line(args: &[OsString]) -> String {
+    std::iter::once(NAME.to_owned())
+        .chain(args.iter().map(|arg| shell_quote(&arg.to_string_lossy())))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c));
+    if plain {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+/// Where the archive was read from, in words.
+fn source_description(cli: &Cli) -> String {
+    let prefix = cli
+        .prefix
+        .as_deref()
+        .map_or_else(String::new, |p| format!(", prefix {p}"));
+    if let Some(bucket) = &cli.s3_bucket {
+        let endpoint = cli
+            .s3_endpoint
+            .as_deref()
+            .map_or_else(String::new, |e| format!(" at {e}"));
+        format!("S3 bucket {bucket}{endpoint}{prefix}")
+    } else if let Some(bucket) = &cli.gcs_bucket {
+        format!("GCS bucket {bucket}{prefix}")
+    } else if let Some(root) = &cli.local {
+        format!("local copy {}{prefix}", root.display())
+    } else {
+        "no source".to_owned()
+    }
 }
 
 /// The store and the request the arguments describe, or why they do not
@@ -424,6 +492,18 @@ mod tests {
             prepared(&["--key-id", "k1", "--public-key", pk]),
             Err(UsageError::NoSource)
         ));
+    }
+
+    #[test]
+    fn the_command_line_is_quoted_for_a_shell() {
+        let args: Vec<OsString> = ["--local", "/tmp/a b", "--witness-key", "w+1a+B/c=", "it's"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(
+            command_line(&args),
+            "krabka-worm-verify --local '/tmp/a b' --witness-key w+1a+B/c= 'it'\\''s'"
+        );
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //! [`summary`] or, with `--json`, as JSON; errors go to stderr with their
 //! cause chain.
 //!
+//! `--report FILE.html` also writes the audit report for people ([`html`]).
+//!
 //! `--deep` prints progress lines on stderr when `--progress` says so
 //! (`auto`, the default: when stderr is a terminal); stdout carries only the
 //! report.
@@ -24,6 +26,7 @@
 
 mod cli;
 pub mod exit;
+pub mod html;
 mod progress;
 mod summary;
 

@@ -75,7 +75,9 @@ impl Witness {
         let log_key = signer().note_signer(origin).unwrap().verifier().to_string();
         for args in [
             vec!["add-log", "-db", &self.db, "-origin", origin],
-            vec!["add-key", "-db", &self.db, "-origin", origin, "-key", &log_key],
+            vec![
+                "add-key", "-db", &self.db, "-origin", origin, "-key", &log_key,
+            ],
         ] {
             let out = Command::new(&self.ctl).args(&args).output().unwrap();
             assert!(
@@ -234,7 +236,12 @@ fn finding_kinds(stdout: &str) -> Vec<String> {
     let mut findings: Vec<serde_json::Value> =
         report["findings"].as_array().cloned().unwrap_or_default();
     for partition in report["partitions"].as_array().into_iter().flatten() {
-        findings.extend(partition["findings"].as_array().cloned().unwrap_or_default());
+        findings.extend(
+            partition["findings"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+        );
     }
     findings
         .iter()
@@ -248,7 +255,10 @@ fn litewitness_cosigns_our_checkpoints_and_go_verifies_our_signatures_and_tiles(
     let Some(witness) = Witness::from_env(test) else {
         return;
     };
-    let origin = format!("krabka.test/local-{}", &Uuid::new_v4().simple().to_string()[..8]);
+    let origin = format!(
+        "krabka.test/local-{}",
+        &Uuid::new_v4().simple().to_string()[..8]
+    );
     let log_key = witness.register(&origin);
     let root = tempfile::tempdir().unwrap();
     let store: Arc<dyn ObjectStore> =
@@ -402,7 +412,9 @@ fn on_seaweedfs_removed_newest_copies_and_an_older_copy_are_tampering() {
     let (code, stdout) = s3(&prefix, &[]);
     assert_eq!(code, 2, "{stdout}");
     assert!(
-        !finding_kinds(&stdout).iter().any(|k| k.starts_with("log_") || k.starts_with("leaf_")),
+        !finding_kinds(&stdout)
+            .iter()
+            .any(|k| k.starts_with("log_") || k.starts_with("leaf_")),
         "{stdout}"
     );
     // An older copy of the archive: the witness has cosigned size 5.

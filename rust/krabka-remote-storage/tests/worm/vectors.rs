@@ -243,7 +243,10 @@ pub fn log_entries() -> Vec<LogEntry> {
 /// root of the tree of both, and its checkpoint signed by key 1 under the
 /// origin (Ed25519 note signatures are deterministic).
 pub fn log_vectors() -> Vec<(String, String)> {
-    let entries: Vec<Vec<u8>> = log_entries().iter().map(|e| e.to_bytes().unwrap()).collect();
+    let entries: Vec<Vec<u8>> = log_entries()
+        .iter()
+        .map(|e| e.to_bytes().unwrap())
+        .collect();
     let leaves: Vec<LogHash> = entries.iter().map(|e| LogHash::leaf(e)).collect();
     let root = LogHash::node(&leaves[0], &leaves[1]);
     let signer = signer_1().note_signer(LOG_ORIGIN).unwrap();

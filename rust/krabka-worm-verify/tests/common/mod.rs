@@ -4,6 +4,8 @@
 
 #![allow(dead_code, missing_docs)]
 
+pub mod logged;
+
 use {
     bytes::Bytes,
     krabka_ids::LeaderEpoch,

@@ -1,11 +1,11 @@
-//! What the chain leaves uncovered: data objects no manifest names, and
-//! offsets no accepted manifest covers.
+//! What the chain covers and leaves uncovered: the accepted segments' span,
+//! data objects no manifest names, and offsets no accepted manifest covers.
 
 use {
     super::{
         listing::is_data_object,
         partition::Entry,
-        report::{OffsetGap, VerifyBreak},
+        report::{OffsetGap, PartitionVerifyReport, SegmentSummary, VerifyBreak},
     },
     std::collections::{BTreeMap, HashSet},
 };
@@ -29,6 +29,35 @@ pub(super) fn report_strays(
 
 /// The runs of offsets between the `accepted` manifests that none of them
 /// covers, in offset order.
+/// The accepted segments of `report`'s partition, in offset order, with
+/// the offsets and times they span.
+pub(super) fn summarize(accepted: &[&Entry], report: &mut PartitionVerifyReport) {
+    let mut segments: Vec<SegmentSummary> = accepted
+        .iter()
+        .map(|e| {
+            let segment = &e.manifest.body.segment;
+            SegmentSummary {
+                start_offset: segment.start_offset,
+                end_offset: segment.end_offset,
+                max_timestamp_ms: segment.max_timestamp_ms,
+                size_bytes: segment.segment_size_bytes,
+            }
+        })
+        .collect();
+    segments.sort_by_key(|s| (s.start_offset, s.end_offset));
+    report.offsets = segments
+        .iter()
+        .map(|s| s.start_offset)
+        .min()
+        .zip(segments.iter().map(|s| s.end_offset).max());
+    report.time_span_ms = segments
+        .iter()
+        .map(|s| s.max_timestamp_ms)
+        .min()
+        .zip(segments.iter().map(|s| s.max_timestamp_ms).max());
+    report.segments = segments;
+}
+
 pub(super) fn offset_gaps(accepted: &[&Entry]) -> Vec<OffsetGap> {
     let mut spans: Vec<(i64, i64)> = accepted
         .iter()

@@ -52,8 +52,8 @@ pub use progress::{DeepProgress, NoProgress, VerifyObserver};
 pub use report::{
     ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
     CheckpointSummary, EpochSpan, LogVerifyReport, LogVerifyRequest, ObjectProtectionReport,
-    OffsetGap, PartitionVerifyReport, Severity, VerifyBreak, VerifyDepth, VerifyOutcome,
-    VerifyRequest, WitnessSummary,
+    OffsetGap, PartitionVerifyReport, SegmentSummary, Severity, VerifyBreak, VerifyDepth,
+    VerifyOutcome, VerifyRequest, WitnessSummary,
 };
 use {
     crate::digest::ChainHead,

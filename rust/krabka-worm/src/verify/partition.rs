@@ -83,6 +83,7 @@ pub(super) async fn verify_partition(
     // Chains, epoch by epoch, and the offsets they leave uncovered.
     let walked = epochs::walk_epochs(&chain, &foreign_at, report);
     report.gaps.extend(coverage::offset_gaps(&walked.accepted));
+    coverage::summarize(&walked.accepted, report);
     let routes = walked.routes;
     for (position, finding) in untrusted {
         if !routes.iter().any(|r| r.from == position) {

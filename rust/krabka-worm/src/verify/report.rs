@@ -485,6 +485,19 @@ pub struct BucketProtectionReport {
     pub default_period: Option<String>,
 }
 
+/// One accepted segment of a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SegmentSummary {
+    /// Its first offset.
+    pub start_offset: i64,
+    /// Its last offset.
+    pub end_offset: i64,
+    /// Its largest record timestamp.
+    pub max_timestamp_ms: i64,
+    /// Its size in bytes, as Kafka reported it.
+    pub size_bytes: i64,
+}
+
 /// A run of offsets no accepted manifest covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OffsetGap {
@@ -540,6 +553,15 @@ pub struct PartitionVerifyReport {
     pub tip: Option<ChainHead>,
     /// Offsets the accepted manifests do not cover.
     pub gaps: Vec<OffsetGap>,
+    /// The accepted segments, in offset order (for reports that draw them;
+    /// the JSON report carries their span only).
+    #[serde(skip)]
+    pub segments: Vec<SegmentSummary>,
+    /// The first and last offset the accepted segments cover.
+    pub offsets: Option<(i64, i64)>,
+    /// The smallest and largest `max_timestamp_ms` of the accepted
+    /// segments.
+    pub time_span_ms: Option<(i64, i64)>,
     /// The findings.
     pub findings: Vec<VerifyBreak>,
     /// Object Lock state of every archived version (S3 sources only).
@@ -567,6 +589,9 @@ impl PartitionVerifyReport {
             epochs: Vec::new(),
             tip: None,
             gaps: Vec::new(),
+            segments: Vec::new(),
+            offsets: None,
+            time_span_ms: None,
             findings: Vec::new(),
             protection: Vec::new(),
             archived: Vec::new(),
