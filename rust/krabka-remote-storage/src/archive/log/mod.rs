@@ -9,9 +9,11 @@
 //! 1. **Claim** ([`ArchiveLog::append`]): after a copy's seal, its writer
 //!    creates `claims/<n>` at the first free index `n` holding the seal's
 //!    [`LogEntry`]; of two writers only one creates an index, the other
-//!    takes the next. Then `logged/<seal>` records that the seal has its
-//!    leaf, so a writer that takes over a partition after a crash between
-//!    seal and claim logs the seal it extends ([`ArchiveLog::ensure_logged`]).
+//!    takes the next (the index this writer expects to be free is tried
+//!    first, so a claim is one request). Then `logged/<seal>` records, in the
+//!    background, that the seal has its leaf, so a writer that takes over a
+//!    partition after a crash between seal and claim logs the seal it
+//!    extends ([`ArchiveLog::ensure_logged`]).
 //! 2. **Publish** ([`ArchiveLog::publish`], at most every
 //!    [`ArchiveLogConfig::interval`] and at shutdown): the publisher loads
 //!    the tree's right edge from the newest checkpoint's partial tiles
@@ -61,7 +63,7 @@ use {
     },
     object_store::{ObjectStore, path::Path},
     std::{
-        collections::HashMap,
+        collections::{HashMap, HashSet},
         sync::{Arc, Mutex, PoisonError},
         time::Duration,
     },
@@ -91,6 +93,8 @@ pub struct ArchiveLog {
     tree: tokio::sync::Mutex<Option<Published>>,
     /// The size each witness last cosigned, when known.
     witness_sizes: Mutex<HashMap<String, u64>>,
+    /// `logged/` markers being written in the background.
+    markers_in_flight: Arc<Mutex<HashSet<String>>>,
     client: reqwest::Client,
     failures: FailureLog,
 }
@@ -108,6 +112,27 @@ struct Published {
 impl Published {
     fn next_seq(&self) -> u64 {
         self.checkpoint.as_ref().map_or(0, |c| c.seq + 1)
+    }
+}
+
+/// A create-only write of `bytes` to `key`, retried on transient failures.
+async fn create_retried(
+    store: &dyn ObjectStore,
+    key: &str,
+    bytes: Bytes,
+) -> std::result::Result<(), StoreError> {
+    let never = tokio_util::sync::CancellationToken::new();
+    let path = Path::from(key);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match create_only_put(store, &path, bytes.clone(), &never).await {
+            Ok(_) => return Ok(()),
+            Err(err) if attempt < WRITE_ATTEMPTS && err.class() == StoreErrorClass::Retryable => {
+                tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
+            }
+            Err(err) => return Err(err),
+        }
     }
 }
 
@@ -160,6 +185,7 @@ impl ArchiveLog {
             next_claim: Mutex::new(0),
             tree: tokio::sync::Mutex::new(None),
             witness_sizes: Mutex::new(HashMap::new()),
+            markers_in_flight: Arc::default(),
             client,
             failures: FailureLog::default(),
         })
@@ -207,18 +233,19 @@ impl ArchiveLog {
             .map_err(|err| integrity(err.to_string()))?;
         let entry = Bytes::from(entry);
         let mut failures = 0;
-        let index = loop {
-            let hint = *self
-                .next_claim
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let index = find_end(&*self.store, |i| self.layout.claim(i), hint)
-                .await
-                .map_err(read_error)?;
+        // The next index this writer expects to be free is tried first: one
+        // request when no other writer claimed it meanwhile.
+        let mut index = *self
+            .next_claim
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        loop {
             match self.create(&self.layout.claim(index), entry.clone()).await {
-                Ok(()) => break index,
+                Ok(()) => break,
                 Err(StoreError::AlreadyExists { .. }) => {
-                    self.set_next_claim(index + 1);
+                    index = find_end(&*self.store, |i| self.layout.claim(i), index + 1)
+                        .await
+                        .map_err(read_error)?;
                 }
                 Err(err)
                     if err.class() == StoreErrorClass::Retryable && failures < WRITE_ATTEMPTS =>
@@ -228,13 +255,38 @@ impl ArchiveLog {
                 }
                 Err(err) => return Err(spi_error(err)),
             }
-        };
-        self.set_next_claim(index + 1);
-        let marker = Bytes::from(index.to_string());
-        match self.create(&self.layout.logged(relative), marker).await {
-            Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(index),
-            Err(err) => Err(spi_error(err)),
         }
+        self.set_next_claim(index + 1);
+        self.mark_logged(self.layout.logged(relative), index);
+        Ok(index)
+    }
+
+    /// Writes the marker that a seal has leaf `index` in the background: the
+    /// copy does not wait for it. Until it is written this writer knows the
+    /// seal is logged; were it lost (the process killed first), a writer
+    /// taking over logs the seal again, a duplicate leaf the verifier reports
+    /// as a notice.
+    fn mark_logged(&self, marker: String, index: u64) {
+        self.markers_in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(marker.clone());
+        let store = Arc::clone(&self.store);
+        let in_flight = Arc::clone(&self.markers_in_flight);
+        tokio::spawn(async move {
+            match create_retried(&*store, &marker, Bytes::from(index.to_string())).await {
+                Ok(()) | Err(StoreError::AlreadyExists { .. }) => {}
+                Err(err) => tracing::debug!(
+                    marker,
+                    error = %err,
+                    "the archive log's marker of a logged seal could not be written; a writer taking over logs the seal again"
+                ),
+            }
+            in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&marker);
+        });
     }
 
     /// Logs the seal under `seal_key` unless its `logged/` marker exists: a
@@ -247,7 +299,12 @@ impl ArchiveLog {
     /// Those of [`ArchiveLog::append`].
     pub async fn ensure_logged(&self, seal_key: &str, bytes: &[u8]) -> Result<()> {
         let marker = self.layout.logged(self.relative(seal_key));
-        if exists(&*self.store, &marker).await.map_err(read_error)? {
+        let writing = self
+            .markers_in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&marker);
+        if writing || exists(&*self.store, &marker).await.map_err(read_error)? {
             return Ok(());
         }
         tracing::info!(
@@ -267,21 +324,7 @@ impl ArchiveLog {
 
     /// A create-only write, retried on transient failures.
     async fn create(&self, key: &str, bytes: Bytes) -> std::result::Result<(), StoreError> {
-        let never = tokio_util::sync::CancellationToken::new();
-        let path = Path::from(key);
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match create_only_put(&*self.store, &path, bytes.clone(), &never).await {
-                Ok(_) => return Ok(()),
-                Err(err)
-                    if attempt < WRITE_ATTEMPTS && err.class() == StoreErrorClass::Retryable =>
-                {
-                    tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
-                }
-                Err(err) => return Err(err),
-            }
-        }
+        create_retried(&*self.store, key, bytes).await
     }
 
     /// A create-only write of deterministic content: an object already
@@ -381,9 +424,18 @@ impl ArchiveLog {
     /// The claims from `from` on, until the first index not yet claimed.
     async fn new_claims(&self, from: u64) -> Result<Vec<Vec<u8>>> {
         let mut claims = Vec::new();
+        // As many as this writer claimed past `from`, and one more for
+        // another writer's; doubled while batches come back full. An idle
+        // log costs one read per publication.
+        let claimed = self
+            .next_claim
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .saturating_sub(from);
+        let mut batch_len = (claimed + 1).min(CLAIM_BATCH as u64);
         loop {
             let start = from + claims.len() as u64;
-            let batch: Vec<_> = stream::iter(start..start + CLAIM_BATCH as u64)
+            let batch: Vec<_> = stream::iter(start..start + batch_len)
                 .map(|i| {
                     let key = self.layout.claim(i);
                     async move { read_bounded(&*self.store, &key, MAX_CLAIM_BYTES).await }
@@ -405,6 +457,7 @@ impl ArchiveLog {
                     Err(err) => return Err(read_error(err)),
                 }
             }
+            batch_len = (batch_len * 2).min(CLAIM_BATCH as u64);
         }
     }
 
