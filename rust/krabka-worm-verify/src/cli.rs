@@ -121,6 +121,12 @@ struct Cli {
     /// checkpoint, which it cosigns if it knew the log only empty.
     #[arg(long = "ask-witness")]
     ask_witnesses: Vec<String>,
+    /// Prove the segment covering this offset included in the newest
+    /// checkpoint: `<topic>-<partition>@<offset>`; repeat. The report gives
+    /// the leaf index and the audit path (RFC 9162), checked against the
+    /// checkpoint's root, for anyone holding the checkpoint to check again.
+    #[arg(long = "prove", value_name = "TOPIC-PARTITION@OFFSET")]
+    prove: Vec<String>,
 }
 
 /// When `--deep` prints progress.
@@ -172,6 +178,9 @@ enum UsageError {
         /// Witness keys given.
         keys: usize,
     },
+    /// A `--prove` that is not `<topic>-<partition>@<offset>`.
+    #[error("--prove `{0}`: expected <topic>-<partition>@<offset>, e.g. orders-3@1200")]
+    Prove(String),
     /// A `--checkpoint` file that cannot be read.
     #[error("--checkpoint `{}`", path.display())]
     CheckpointFile {
@@ -425,12 +434,24 @@ fn log_request(cli: &Cli) -> Result<LogVerifyRequest, UsageError> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    for what in &cli.prove {
+        let parses = what.rsplit_once('@').is_some_and(|(tp, offset)| {
+            offset.parse::<i64>().is_ok()
+                && tp
+                    .rsplit_once('-')
+                    .is_some_and(|(topic, p)| !topic.is_empty() && p.parse::<i32>().is_ok())
+        });
+        if !parses {
+            return Err(UsageError::Prove(what.clone()));
+        }
+    }
     Ok(LogVerifyRequest {
         origin: cli.log_origin.clone(),
         witnesses,
         quorum,
         checkpoints,
         ask_witnesses: cli.ask_witnesses.clone(),
+        prove: cli.prove.clone(),
     })
 }
 

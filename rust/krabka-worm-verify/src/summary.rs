@@ -113,6 +113,35 @@ pub fn summary(report: &ArchiveVerifyReport) -> String {
             };
             let _ = writeln!(out, "  witness {}: {said}", witness.url);
         }
+        for proof in &log.consistency {
+            let _ = writeln!(
+                out,
+                "  consistency {} -> {} from {}: {}",
+                proof.old_size,
+                proof.new_size,
+                proof.from,
+                if proof.verified {
+                    format!("verified ({} hashes)", proof.proof.len())
+                } else {
+                    format!("NOT verified: {}", proof.detail.as_deref().unwrap_or(""))
+                }
+            );
+        }
+        for proof in &log.inclusion {
+            let said = match (proof.verified, proof.index) {
+                (true, Some(index)) => format!(
+                    "leaf {index} of {}, verified; audit path {}",
+                    proof.size,
+                    proof.proof.join(" ")
+                ),
+                _ => format!("NOT proved: {}", proof.detail.as_deref().unwrap_or("")),
+            };
+            let _ = writeln!(
+                out,
+                "  inclusion of {} ({}): {said}",
+                proof.segment, proof.seal
+            );
+        }
     }
     for finding in report.all_findings() {
         let _ = writeln!(out, "{:?}: {finding:?}", finding.severity());

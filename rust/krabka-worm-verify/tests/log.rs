@@ -16,7 +16,7 @@ use {
         },
         run_with, signer,
     },
-    krabka_remote_storage::tlog::LogHash,
+    krabka_remote_storage::tlog::{LogEntry, LogHash, proof::verify_inclusion},
 };
 
 #[test]
@@ -245,4 +245,70 @@ fn an_archive_without_a_log_is_unattested_only_when_one_is_asked_for() {
     let (code, stdout, _) = run_with(root.path(), &["--witness-key", &witness.vkey()]);
     assert_eq!(code, 2, "{stdout}");
     assert!(stdout.contains("LogUnattested"), "{stdout}");
+}
+
+#[test]
+fn proofs_of_inclusion_and_consistency_check_against_the_checkpoints() {
+    let witness = Witness::new("witness.example", 9);
+    let archive = witnessed(&witness);
+    let held = archive.path().join("held-0");
+    std::fs::write(&held, archive.checkpoint_note(0)).unwrap();
+    let held_arg = held.display().to_string();
+    let (code, stdout, stderr) = archive.run(&[
+        "--checkpoint",
+        &held_arg,
+        "--prove",
+        "orders-0@150",
+        "--prove",
+        "orders-0@999999",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let log = &value["report"]["log"];
+    // The checkpoint of 3 held outside is consistent with the newest of 5.
+    let consistency = &log["consistency"][0];
+    assert_eq!(consistency["old_size"], 3);
+    assert_eq!(consistency["new_size"], 5);
+    assert_eq!(consistency["verified"], true, "{stdout}");
+    // Offset 150 is in the second copy: leaf 1 of 5, and the audit path
+    // checks again here from the proof alone.
+    let inclusion = &log["inclusion"][0];
+    assert_eq!(inclusion["index"], 1, "{stdout}");
+    assert_eq!(inclusion["verified"], true, "{stdout}");
+    let path: Vec<LogHash> = inclusion["proof"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| LogHash::from_base64(h.as_str().unwrap(), "hash").unwrap())
+        .collect();
+    let seal = inclusion["seal"].as_str().unwrap();
+    let entry = LogEntry::of_seal(
+        seal.strip_prefix("arch/").unwrap(),
+        &std::fs::read(archive.file(seal)).unwrap(),
+    );
+    let root = LogHash::from_base64(log["newest"]["root"].as_str().unwrap(), "root").unwrap();
+    verify_inclusion(
+        1,
+        5,
+        &LogHash::leaf(&entry.to_bytes().unwrap()),
+        &path,
+        &root,
+    )
+    .unwrap();
+    assert!(
+        verify_inclusion(
+            0,
+            5,
+            &LogHash::leaf(&entry.to_bytes().unwrap()),
+            &path,
+            &root
+        )
+        .is_err()
+    );
+    // No segment covers the second offset: said, not a finding.
+    assert_eq!(log["inclusion"][1]["verified"], false);
+    // A malformed request is a usage error.
+    let (code, _, stderr) = archive.run(&["--prove", "orders@x"]);
+    assert_eq!(code, 64, "{stderr}");
 }

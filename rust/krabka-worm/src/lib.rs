@@ -60,11 +60,11 @@ pub use {
 #[cfg(feature = "verify")]
 pub use verify::{
     ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
-    CheckpointSummary, DeepProgress, EpochSpan, LogVerifyReport, LogVerifyRequest, NoProgress,
-    ObjectProtectionReport, OffsetGap, PartitionVerifyReport, SegmentSummary, Severity,
-    VerifyBreak, VerifyDepth, VerifyError, VerifyObserver, VerifyOutcome, VerifyRequest,
-    WitnessSummary, authenticate_archive, verify_archive, verify_archive_config,
-    verify_archive_config_observed, verify_archive_observed,
+    CheckpointSummary, ConsistencyProofReport, DeepProgress, EpochSpan, InclusionProofReport,
+    LogVerifyReport, LogVerifyRequest, NoProgress, ObjectProtectionReport, OffsetGap,
+    PartitionVerifyReport, SegmentSummary, Severity, VerifyBreak, VerifyDepth, VerifyError,
+    VerifyObserver, VerifyOutcome, VerifyRequest, WitnessSummary, authenticate_archive,
+    verify_archive, verify_archive_config, verify_archive_config_observed, verify_archive_observed,
 };
 
 /// The key prefix (under the tier prefix) of the probe objects a start-up

@@ -211,6 +211,36 @@ fn log_section(out: &mut String, report: &ArchiveVerifyReport) {
         );
     }
     out.push_str("</table>\n");
+    if !log.consistency.is_empty() || !log.inclusion.is_empty() {
+        out.push_str(
+            "<table id=\"proofs\"><tr><th>Proof (RFC 9162)</th><th>Of</th><th>Result</th><th>Hashes (base64)</th></tr>\n",
+        );
+        for p in &log.consistency {
+            let _ = writeln!(
+                out,
+                "<tr><td>consistency {} → {}</td><td><code>{}</code></td><td>{}</td><td><pre>{}</pre></td></tr>",
+                p.old_size,
+                p.new_size,
+                Html(&p.from),
+                verdict(p.verified, p.detail.as_deref()),
+                Html(&p.proof.join("\n")),
+            );
+        }
+        for p in &log.inclusion {
+            let leaf = p
+                .index
+                .map_or_else(String::new, |i| format!(", leaf {i} of {}", p.size));
+            let _ = writeln!(
+                out,
+                "<tr><td>inclusion{leaf}</td><td>{}<br><code>{}</code></td><td>{}</td><td><pre>{}</pre></td></tr>",
+                Html(&p.segment),
+                Html(&p.seal),
+                verdict(p.verified, p.detail.as_deref()),
+                Html(&p.proof.join("\n")),
+            );
+        }
+        out.push_str("</table>\n");
+    }
     if !log.witnesses.is_empty() {
         out.push_str(
             "<table id=\"witnesses\"><tr><th>Witness asked</th><th>Tree it cosigned</th></tr>\n",
@@ -228,6 +258,17 @@ fn log_section(out: &mut String, report: &ArchiveVerifyReport) {
             );
         }
         out.push_str("</table>\n");
+    }
+}
+
+fn verdict(verified: bool, detail: Option<&str>) -> String {
+    if verified {
+        "<span class=\"ok\">verified</span>".to_owned()
+    } else {
+        format!(
+            "<span class=\"bad\">not verified</span> {}",
+            Html(detail.unwrap_or_default())
+        )
     }
 }
 

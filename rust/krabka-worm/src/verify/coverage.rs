@@ -36,7 +36,9 @@ pub(super) fn summarize(accepted: &[&Entry], report: &mut PartitionVerifyReport)
         .iter()
         .map(|e| {
             let segment = &e.manifest.body.segment;
+            let chain = e.manifest.body.chain;
             SegmentSummary {
+                seal: crate::seal::seal_key(&report.dir, chain.epoch_id, chain.seq),
                 start_offset: segment.start_offset,
                 end_offset: segment.end_offset,
                 max_timestamp_ms: segment.max_timestamp_ms,

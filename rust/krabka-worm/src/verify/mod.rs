@@ -51,9 +51,9 @@ pub use progress::{DeepProgress, NoProgress, VerifyObserver};
 
 pub use report::{
     ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
-    CheckpointSummary, EpochSpan, LogVerifyReport, LogVerifyRequest, ObjectProtectionReport,
-    OffsetGap, PartitionVerifyReport, SegmentSummary, Severity, VerifyBreak, VerifyDepth,
-    VerifyOutcome, VerifyRequest, WitnessSummary,
+    CheckpointSummary, ConsistencyProofReport, EpochSpan, InclusionProofReport, LogVerifyReport,
+    LogVerifyRequest, ObjectProtectionReport, OffsetGap, PartitionVerifyReport, SegmentSummary,
+    Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest, WitnessSummary,
 };
 use {
     crate::digest::ChainHead,

@@ -79,6 +79,10 @@ pub struct LogVerifyRequest {
     /// Witness URLs to ask, over C2SP `tlog-witness`, which tree of the log
     /// they last cosigned; the archive's tree must be at least as large.
     pub ask_witnesses: Vec<String>,
+    /// Segments to prove included in the newest checkpoint, each as
+    /// `<topic>-<partition>@<offset>` (the accepted segment covering the
+    /// offset).
+    pub prove: Vec<String>,
 }
 
 impl LogVerifyRequest {
@@ -89,6 +93,7 @@ impl LogVerifyRequest {
             || !self.witnesses.is_empty()
             || !self.checkpoints.is_empty()
             || !self.ask_witnesses.is_empty()
+            || !self.prove.is_empty()
     }
 
     /// The cosignatures a checkpoint needs to count as witnessed.
@@ -488,6 +493,8 @@ pub struct BucketProtectionReport {
 /// One accepted segment of a partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SegmentSummary {
+    /// The key of its chain seal.
+    pub seal: String,
     /// Its first offset.
     pub start_offset: i64,
     /// Its last offset.
@@ -679,6 +686,49 @@ pub struct LogVerifyReport {
     pub external: Vec<CheckpointSummary>,
     /// Witnesses asked.
     pub witnesses: Vec<WitnessSummary>,
+    /// Consistency proofs from the witnessed and the held checkpoints to the
+    /// newest.
+    pub consistency: Vec<ConsistencyProofReport>,
+    /// Inclusion proofs of the segments asked for.
+    pub inclusion: Vec<InclusionProofReport>,
+}
+
+/// A consistency proof (RFC 9162) between two checkpoints of the log,
+/// produced from the archive's tiles and checked from the proof alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConsistencyProofReport {
+    /// The older checkpoint's key, or where it came from.
+    pub from: String,
+    /// Its tree size.
+    pub old_size: u64,
+    /// The newest checkpoint's tree size.
+    pub new_size: u64,
+    /// The proof's hashes, base64.
+    pub proof: Vec<String>,
+    /// Whether it proves the older tree a prefix of the newer.
+    pub verified: bool,
+    /// Why not, when not.
+    pub detail: Option<String>,
+}
+
+/// An inclusion proof (RFC 9162) of a segment's chain seal in the newest
+/// checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InclusionProofReport {
+    /// What was asked: `<topic>-<partition>@<offset>`.
+    pub segment: String,
+    /// The seal of the segment covering it, if one does.
+    pub seal: String,
+    /// Its leaf index.
+    pub index: Option<u64>,
+    /// The tree size the proof is for.
+    pub size: u64,
+    /// The audit path, base64.
+    pub proof: Vec<String>,
+    /// Whether the proof checks against the newest checkpoint's root.
+    pub verified: bool,
+    /// Why not, when not.
+    pub detail: Option<String>,
 }
 
 impl ArchiveVerifyReport {

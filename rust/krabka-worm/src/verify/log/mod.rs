@@ -13,6 +13,7 @@
 mod checkpoints;
 mod external;
 mod listing;
+mod proofs;
 mod tree;
 
 use {
@@ -21,11 +22,11 @@ use {
         listing::archive_prefix,
         report::{ArchiveVerifyReport, LogVerifyReport, VerifyBreak},
     },
-    crate::tlog::{LogLayout, NoteVerifier, note::ED25519_TYPE},
+    crate::tlog::{LogHash, LogLayout, NoteVerifier, note::ED25519_TYPE},
     checkpoints::Accepted,
     listing::LogListing,
     object_store::ObjectStore,
-    std::collections::BTreeMap,
+    std::collections::{BTreeMap, HashMap},
 };
 
 /// The most "missing object" findings one run reports about the log; the
@@ -75,6 +76,12 @@ pub(super) async fn verify_log(
             .filter(|e| e.checkpoint.size <= tree_size)
             .map(external::Held::target),
     );
+    let asked = resolve_proofs(request, report);
+    let mut wanted: HashMap<String, Option<(u64, LogHash)>> = asked
+        .iter()
+        .filter_map(|(_, seal)| seal.as_ref())
+        .map(|seal| (relative(prefix, seal).to_owned(), None))
+        .collect();
     let rebuilt = tree::rebuild(
         store,
         &layout,
@@ -82,6 +89,7 @@ pub(super) async fn verify_log(
         tree_size,
         targets,
         &mut seals,
+        &mut wanted,
         &mut findings,
     )
     .await?;
@@ -108,6 +116,8 @@ pub(super) async fn verify_log(
         tiles_checked: rebuilt.tiles,
         external: external.iter().map(external::Held::summary).collect(),
         witnesses: Vec::new(),
+        consistency: Vec::new(),
+        inclusion: Vec::new(),
     };
     let found_size = rebuilt.leaves;
     for held in &external {
@@ -147,6 +157,69 @@ pub(super) async fn verify_log(
         log_report.witnesses =
             external::ask_witnesses(request, newest, found_size, &mut findings).await;
     }
+    // Proofs from the tiles, against the newest checkpoint, when the tree
+    // was read whole.
+    if let Some(newest) = newest.filter(|n| n.checkpoint.size == found_size) {
+        let end = proofs::Newest {
+            size: newest.checkpoint.size,
+            root: newest.checkpoint.root,
+        };
+        let witnessed = log_report.witnessed.clone();
+        let olders = witnessed
+            .iter()
+            .chain(log_report.external.iter())
+            .filter(|c| c.size > 0 && c.size < end.size)
+            .filter_map(|c| {
+                let root = LogHash::from_base64(&c.root, "root").ok()?;
+                Some(proofs::Older {
+                    source: c.source.clone(),
+                    size: c.size,
+                    root,
+                })
+            })
+            .collect::<Vec<_>>();
+        for older in &olders {
+            let proof = proofs::consistency(store, &layout, older, end).await?;
+            if !proof.verified {
+                findings.push(VerifyBreak::CheckpointInconsistent {
+                    key: older.source.clone(),
+                    detail: format!(
+                        "no consistency proof from size {} to the newest checkpoint's {}: {}",
+                        older.size,
+                        end.size,
+                        proof.detail.as_deref().unwrap_or("it does not verify")
+                    ),
+                    evidence: Vec::new(),
+                });
+            }
+            log_report.consistency.push(proof);
+        }
+        for (what, seal) in asked {
+            let found = seal
+                .as_ref()
+                .and_then(|s| wanted.get(relative(prefix, s)).copied().flatten());
+            log_report.inclusion.push(
+                proofs::inclusion(store, &layout, what, seal.unwrap_or_default(), found, end)
+                    .await?,
+            );
+        }
+    } else {
+        for (what, seal) in asked {
+            log_report
+                .inclusion
+                .push(crate::verify::report::InclusionProofReport {
+                    segment: what,
+                    seal: seal.unwrap_or_default(),
+                    index: None,
+                    size: found_size,
+                    proof: Vec::new(),
+                    verified: false,
+                    detail: Some(
+                        "the archive's tree does not reach its newest checkpoint".to_owned(),
+                    ),
+                });
+        }
+    }
     if listing.is_empty() && request.log.is_set() {
         findings.push(VerifyBreak::LogUnattested {
             detail:
@@ -157,6 +230,45 @@ pub(super) async fn verify_log(
     report.findings.extend(findings);
     report.log = Some(log_report);
     Ok(())
+}
+
+/// Each segment the request asks to prove (`<topic>-<partition>@<offset>`)
+/// with the seal of the accepted segment covering it, if any.
+fn resolve_proofs(
+    request: &crate::VerifyRequest,
+    report: &ArchiveVerifyReport,
+) -> Vec<(String, Option<String>)> {
+    request
+        .log
+        .prove
+        .iter()
+        .map(|what| {
+            let seal = what.rsplit_once('@').and_then(|(tp, offset)| {
+                let offset: i64 = offset.parse().ok()?;
+                let (topic, partition) = tp.rsplit_once('-')?;
+                let partition: i32 = partition.parse().ok()?;
+                report
+                    .partitions
+                    .iter()
+                    .filter(|p| p.topic == topic && p.partition == partition)
+                    .flat_map(|p| p.segments.iter())
+                    .find(|s| s.start_offset <= offset && offset <= s.end_offset)
+                    .map(|s| s.seal.clone())
+            });
+            (what.clone(), seal)
+        })
+        .collect()
+}
+
+/// `key` relative to the archive prefix.
+fn relative<'k>(prefix: Option<&str>, key: &'k str) -> &'k str {
+    match prefix {
+        Some(prefix) => key
+            .strip_prefix(prefix)
+            .and_then(|k| k.strip_prefix('/'))
+            .unwrap_or(key),
+        None => key,
+    }
 }
 
 /// The keys a checkpoint of `origin` may be signed with: every trusted

@@ -144,6 +144,7 @@ pub(super) struct Rebuilt {
 /// Rebuilds the tree of `size` leaves from the entry bundles, checking
 /// every target whose size it reaches, the tiles, and every leaf. Stops at
 /// the first bundle that is missing or does not decode (a finding).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn rebuild(
     store: &dyn ObjectStore,
     layout: &LogLayout,
@@ -151,6 +152,7 @@ pub(super) async fn rebuild(
     size: u64,
     mut targets: Vec<Target>,
     seals: &mut SealIndex,
+    wanted: &mut HashMap<String, Option<(u64, LogHash)>>,
     findings: &mut Vec<VerifyBreak>,
 ) -> Result<Rebuilt> {
     targets.sort_by_key(|t| t.size);
@@ -194,10 +196,16 @@ pub(super) async fn rebuild(
         let mut completed = Vec::new();
         for (offset, bytes) in bundle.iter().enumerate() {
             let leaf = index * width + offset as u64;
-            completed.extend(edge.push(LogHash::leaf(bytes)));
+            let hash = LogHash::leaf(bytes);
+            completed.extend(edge.push(hash));
             check_targets(&edge, &mut targets, findings);
             match LogEntry::from_bytes(bytes) {
-                Ok(entry) => seals.check_leaf(leaf, &entry, request, findings),
+                Ok(entry) => {
+                    if let Some(found @ None) = wanted.get_mut(&entry.seal_key) {
+                        *found = Some((leaf, hash));
+                    }
+                    seals.check_leaf(leaf, &entry, request, findings);
+                }
                 Err(err) => findings.push(VerifyBreak::LogObjectUnreadable {
                     key: layout.tile(id),
                     detail: format!("leaf {leaf}: {err}"),
