@@ -312,3 +312,32 @@ fn proofs_of_inclusion_and_consistency_check_against_the_checkpoints() {
     let (code, _, stderr) = archive.run(&["--prove", "orders@x"]);
     assert_eq!(code, 64, "{stderr}");
 }
+
+#[test]
+fn a_checkpoint_of_a_huge_tree_is_refused_in_bounded_time_and_findings() {
+    let archive = witnessed(&Witness::new("witness.example", 9));
+    // Signed by the writer's own key, so only the tree can refute it.
+    let huge = format!(
+        "{ORIGIN}\n{}\n{}\n",
+        1u64 << 40,
+        LogHash::leaf(b"x").to_base64()
+    );
+    let note = signer().note_signer(ORIGIN).unwrap().sign(&huge).unwrap();
+    std::fs::write(
+        archive.file(&Logged::layout().checkpoint(2)),
+        note.as_bytes(),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, stdout, _) = archive.run(&["--json"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let findings = findings(&value);
+    assert!(findings.len() <= 200, "{} findings", findings.len());
+    assert!(
+        findings.iter().any(|f| f["kind"] == "log_object_missing"
+            && f["key"].as_str().unwrap().contains("tile/entries/")),
+        "{stdout}"
+    );
+}

@@ -186,3 +186,43 @@ async fn ensure_logged_claims_only_a_seal_without_its_marker() {
     log.ensure_logged(&other, &other_bytes).await.unwrap();
     assert_eq!(claimed_leaves(&*store, log.layout()).await.len(), 2);
 }
+
+#[tokio::test]
+async fn a_witness_that_is_down_delays_only_its_cosignature() {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let witness_key = ManifestSigner::from_secret_bytes(&[7; 32], "w").unwrap();
+    let vkey = NoteVerifier::new(
+        "down.example",
+        krabka_worm::tlog::note::COSIGNATURE_TYPE,
+        witness_key.public_key(),
+    )
+    .unwrap()
+    .to_string();
+    let signer = ManifestSigner::from_secret_bytes(&[1; 32], "k").unwrap();
+    // Nothing listens on port 9 of the loopback: every submission fails.
+    let log = ArchiveLog::new(
+        Arc::clone(&store),
+        Some("pre".to_owned()),
+        signer.note_signer(ORIGIN).unwrap(),
+        Vec::new(),
+        ArchiveLogConfig::new(ORIGIN)
+            .with_witness(WitnessConfig::new("http://127.0.0.1:9", &vkey).unwrap()),
+    )
+    .unwrap();
+    for i in 0..3 {
+        let (key, bytes) = seal(i);
+        log.append(&key, &bytes).await.unwrap();
+    }
+    let checkpoint = log.publish().await.unwrap().unwrap();
+    assert_eq!(checkpoint.size, 3);
+    let witness = NoteVerifier::parse(&vkey).unwrap();
+    assert!(
+        !exists(&*store, &log.layout().cosignature(0, &witness))
+            .await
+            .unwrap()
+    );
+    // The next claims and checkpoints go on.
+    let (key, bytes) = seal(3);
+    log.append(&key, &bytes).await.unwrap();
+    assert_eq!(log.publish().await.unwrap().unwrap().size, 4);
+}
