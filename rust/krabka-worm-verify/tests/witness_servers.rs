@@ -17,7 +17,11 @@
 mod common;
 
 use {
-    common::{BIN, public_hex, segment_metadata, signer},
+    common::{
+        BIN,
+        logged::{self, copy_dir},
+        public_hex, segment_metadata, signer,
+    },
     futures_util::TryStreamExt,
     krabka_object_store::{ObjectStoreConfig, S3Config, S3Credentials, Secret},
     krabka_remote_storage::{
@@ -26,11 +30,7 @@ use {
         tlog::{LogLayout, NoteVerifier},
     },
     object_store::{ObjectStore, ObjectStoreExt, local::LocalFileSystem, path::Path as StorePath},
-    std::{
-        path::{Path, PathBuf},
-        process::Command,
-        sync::Arc,
-    },
+    std::{path::Path, process::Command, sync::Arc},
     uuid::Uuid,
 };
 
@@ -231,22 +231,7 @@ fn keys_args() -> Vec<String> {
 }
 
 fn finding_kinds(stdout: &str) -> Vec<String> {
-    let value: serde_json::Value = serde_json::from_str(stdout).unwrap();
-    let report = &value["report"];
-    let mut findings: Vec<serde_json::Value> =
-        report["findings"].as_array().cloned().unwrap_or_default();
-    for partition in report["partitions"].as_array().into_iter().flatten() {
-        findings.extend(
-            partition["findings"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default(),
-        );
-    }
-    findings
-        .iter()
-        .filter_map(|f| f["kind"].as_str().map(str::to_owned))
-        .collect()
+    logged::finding_kinds(&serde_json::from_str(stdout).unwrap())
 }
 
 #[test]
@@ -438,20 +423,4 @@ fn on_seaweedfs_removed_newest_copies_and_an_older_copy_are_tampering() {
         2,
         "{stdout}"
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    let mut pending: Vec<PathBuf> = vec![from.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let target = to.join(path.strip_prefix(from).unwrap());
-                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-                std::fs::copy(&path, &target).unwrap();
-            }
-        }
-    }
 }

@@ -20,7 +20,7 @@ use {
     super::{
         Result,
         listing::archive_prefix,
-        report::{ArchiveVerifyReport, LogVerifyReport, VerifyBreak},
+        report::{ArchiveVerifyReport, InclusionProofReport, LogVerifyReport, VerifyBreak},
     },
     crate::tlog::{LogHash, LogLayout, NoteVerifier, note::ED25519_TYPE},
     checkpoints::Accepted,
@@ -120,106 +120,30 @@ pub(super) async fn verify_log(
         inclusion: Vec::new(),
     };
     let found_size = rebuilt.leaves;
-    for held in &external {
-        if held.checkpoint.size > found_size {
-            findings.push(VerifyBreak::LogTruncated {
-                source: held.source.clone(),
-                attested_size: held.checkpoint.size,
-                found_size,
-            });
-        }
-    }
-    let required = request.log.required_cosigners();
-    if required > 0 {
-        let witnessed = accepted
-            .iter()
-            .filter(|c| c.cosigners.len() >= required)
-            .max_by_key(|c| (c.checkpoint.size, c.seq));
-        match witnessed {
-            Some(w) => {
-                if w.checkpoint.size > found_size {
-                    findings.push(VerifyBreak::LogTruncated {
-                        source: w.key.clone(),
-                        attested_size: w.checkpoint.size,
-                        found_size,
-                    });
-                }
-                log_report.witnessed = Some(w.summary());
-            }
-            None => findings.push(VerifyBreak::LogUnattested {
-                detail: format!(
-                    "no checkpoint of the archive log carries {required} valid cosignature(s) of the given witnesses"
-                ),
-            }),
-        }
-    }
+    hold_to_floors(
+        &accepted,
+        &external,
+        request.log.required_cosigners(),
+        found_size,
+        &mut log_report,
+        &mut findings,
+    );
     if !request.log.ask_witnesses.is_empty() {
         log_report.witnesses =
             external::ask_witnesses(request, newest, found_size, &mut findings).await;
     }
-    // Proofs from the tiles, against the newest checkpoint, when the tree
-    // was read whole.
-    if let Some(newest) = newest.filter(|n| n.checkpoint.size == found_size) {
-        let end = proofs::Newest {
-            size: newest.checkpoint.size,
-            root: newest.checkpoint.root,
-        };
-        let witnessed = log_report.witnessed.clone();
-        let olders = witnessed
-            .iter()
-            .chain(log_report.external.iter())
-            .filter(|c| c.size > 0 && c.size < end.size)
-            .filter_map(|c| {
-                let root = LogHash::from_base64(&c.root, "root").ok()?;
-                Some(proofs::Older {
-                    source: c.source.clone(),
-                    size: c.size,
-                    root,
-                })
-            })
-            .collect::<Vec<_>>();
-        for older in &olders {
-            let proof = proofs::consistency(store, &layout, older, end).await?;
-            if !proof.verified {
-                findings.push(VerifyBreak::CheckpointInconsistent {
-                    key: older.source.clone(),
-                    detail: format!(
-                        "no consistency proof from size {} to the newest checkpoint's {}: {}",
-                        older.size,
-                        end.size,
-                        proof.detail.as_deref().unwrap_or("it does not verify")
-                    ),
-                    evidence: Vec::new(),
-                });
-            }
-            log_report.consistency.push(proof);
-        }
-        for (what, seal) in asked {
-            let found = seal
-                .as_ref()
-                .and_then(|s| wanted.get(relative(prefix, s)).copied().flatten());
-            log_report.inclusion.push(
-                proofs::inclusion(store, &layout, what, seal.unwrap_or_default(), found, end)
-                    .await?,
-            );
-        }
-    } else {
-        for (what, seal) in asked {
-            log_report
-                .inclusion
-                .push(crate::verify::report::InclusionProofReport {
-                    segment: what,
-                    seal: seal.unwrap_or_default(),
-                    index: None,
-                    size: found_size,
-                    proof: Vec::new(),
-                    verified: false,
-                    detail: Some(
-                        "the archive's tree does not reach its newest checkpoint".to_owned(),
-                    ),
-                });
-        }
-    }
+    let reached = newest.filter(|n| n.checkpoint.size == found_size);
+    prove(
+        store,
+        &layout,
+        prefix,
+        reached,
+        asked,
+        &wanted,
+        &mut log_report,
+        &mut findings,
+    )
+    .await?;
     if listing.is_empty() && request.log.is_set() {
         findings.push(VerifyBreak::LogUnattested {
             detail:
@@ -229,6 +153,125 @@ pub(super) async fn verify_log(
     }
     report.findings.extend(findings);
     report.log = Some(log_report);
+    Ok(())
+}
+
+/// Holds the archive's tree of `found_size` leaves to what must be in it:
+/// every checkpoint held outside, and the largest checkpoint with the
+/// quorum of `required` cosignatures (recorded as the witnessed one).
+fn hold_to_floors(
+    accepted: &[Accepted],
+    external: &[external::Held],
+    required: usize,
+    found_size: u64,
+    log_report: &mut LogVerifyReport,
+    findings: &mut Vec<VerifyBreak>,
+) {
+    for held in external {
+        if held.checkpoint.size > found_size {
+            findings.push(VerifyBreak::LogTruncated {
+                source: held.source.clone(),
+                attested_size: held.checkpoint.size,
+                found_size,
+            });
+        }
+    }
+    if required == 0 {
+        return;
+    }
+    let witnessed = accepted
+        .iter()
+        .filter(|c| c.cosigners.len() >= required)
+        .max_by_key(|c| (c.checkpoint.size, c.seq));
+    match witnessed {
+        Some(w) => {
+            if w.checkpoint.size > found_size {
+                findings.push(VerifyBreak::LogTruncated {
+                    source: w.key.clone(),
+                    attested_size: w.checkpoint.size,
+                    found_size,
+                });
+            }
+            log_report.witnessed = Some(w.summary());
+        }
+        None => findings.push(VerifyBreak::LogUnattested {
+            detail: format!(
+                "no checkpoint of the archive log carries {required} valid cosignature(s) of the given witnesses"
+            ),
+        }),
+    }
+}
+
+/// The proofs, from the tiles, against the newest checkpoint when the tree
+/// was read up to it (`reached`): consistency from the witnessed and the
+/// held checkpoints, inclusion of the segments `asked` (whose leaves the
+/// rebuild found in `wanted`).
+#[allow(clippy::too_many_arguments)]
+async fn prove(
+    store: &dyn ObjectStore,
+    layout: &LogLayout,
+    prefix: Option<&str>,
+    reached: Option<&Accepted>,
+    asked: Vec<(String, Option<String>)>,
+    wanted: &HashMap<String, Option<(u64, LogHash)>>,
+    log_report: &mut LogVerifyReport,
+    findings: &mut Vec<VerifyBreak>,
+) -> Result<()> {
+    let Some(newest) = reached else {
+        for (what, seal) in asked {
+            log_report.inclusion.push(InclusionProofReport {
+                segment: what,
+                seal: seal.unwrap_or_default(),
+                index: None,
+                size: log_report.leaves,
+                proof: Vec::new(),
+                verified: false,
+                detail: Some("the archive's tree does not reach its newest checkpoint".to_owned()),
+            });
+        }
+        return Ok(());
+    };
+    let end = proofs::Newest {
+        size: newest.checkpoint.size,
+        root: newest.checkpoint.root,
+    };
+    let olders: Vec<proofs::Older> = log_report
+        .witnessed
+        .iter()
+        .chain(log_report.external.iter())
+        .filter(|c| c.size > 0 && c.size < end.size)
+        .filter_map(|c| {
+            Some(proofs::Older {
+                source: c.source.clone(),
+                size: c.size,
+                root: LogHash::from_base64(&c.root, "root").ok()?,
+            })
+        })
+        .collect();
+    for older in &olders {
+        let proof = proofs::consistency(store, layout, older, end).await?;
+        if !proof.verified {
+            findings.push(VerifyBreak::CheckpointInconsistent {
+                key: older.source.clone(),
+                detail: format!(
+                    "no consistency proof from size {} to the newest checkpoint's {}: {}",
+                    older.size,
+                    end.size,
+                    proof.detail.as_deref().unwrap_or("it does not verify")
+                ),
+                evidence: Vec::new(),
+            });
+        }
+        log_report.consistency.push(proof);
+    }
+    for (what, seal) in asked {
+        let found = seal
+            .as_ref()
+            .and_then(|s| wanted.get(relative(prefix, s)).copied().flatten());
+        log_report.inclusion.push(
+            proofs::inclusion(store, layout, what, seal.unwrap_or_default(), found, end).await?,
+        );
+    }
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //! the chain seal it names, and every seal against a leaf.
 
 use {
-    super::{MAX_MISSING_FINDINGS, checkpoints::store_error, listing::LogListing},
+    super::{MAX_MISSING_FINDINGS, checkpoints::store_error, listing::LogListing, relative},
     crate::{
         digest::Sha256Digest,
         tlog::{
@@ -47,19 +47,11 @@ pub(super) struct SealIndex {
 impl SealIndex {
     /// The seals `report`'s partitions read.
     pub(super) fn new(prefix: Option<&str>, report: &ArchiveVerifyReport) -> Self {
-        let relative = |key: &str| match prefix {
-            Some(prefix) => key
-                .strip_prefix(prefix)
-                .and_then(|k| k.strip_prefix('/'))
-                .unwrap_or(key)
-                .to_owned(),
-            None => key.to_owned(),
-        };
         let seals = report
             .partitions
             .iter()
             .flat_map(|p| p.seals.iter())
-            .map(|(key, digest)| (relative(key), (*digest, false)))
+            .map(|(key, digest)| (relative(prefix, key).to_owned(), (*digest, false)))
             .collect();
         Self {
             prefix: prefix.map(str::to_owned),
