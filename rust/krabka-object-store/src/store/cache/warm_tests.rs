@@ -85,7 +85,11 @@ fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
     assert_eq!(stats.warmed_objects, 1);
 
     // b's reader finds its version known and its first chunks held: no
-    // GET of its own for them, and it reads on at a's depth.
+    // GET of its own for them, and it reads on at a's depth. How far the
+    // warming reached depends on how deep a's reader grew (on a slow
+    // machine, all of b's 13 chunks): only what it left is fetched.
+    let chunks_of_b = (12 * CHUNK + 5).div_ceil(CHUNK);
+    let warmed = (0..chunks_of_b).filter(|&i| held(&f, "b", i)).count() as u64;
     let (gets, misses) = (f.gets(), f.cache.stats().misses);
     let mut reader = f.open_then("b", 0, None, None).unwrap();
     let mut first = vec![0; usize::try_from(4 * CHUNK).unwrap()];
@@ -97,7 +101,9 @@ fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
     assert_eq!(rest, b[first.len()..]);
     drop(reader);
     f.settle();
-    assert!(f.gets() > gets, "the rest of b is fetched");
+    if warmed < chunks_of_b {
+        assert!(f.gets() > gets, "the rest of b is fetched");
+    }
     assert_eq!(f.cache.stats().prefetch_unread_bytes, 0);
 }
 
