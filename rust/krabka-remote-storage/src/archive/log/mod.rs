@@ -93,8 +93,10 @@ pub struct ArchiveLog {
     tree: tokio::sync::Mutex<Option<Published>>,
     /// The size each witness last cosigned, when known.
     witness_sizes: Mutex<HashMap<String, u64>>,
-    /// `logged/` markers being written in the background.
+    /// `logged/` markers being written in the background, and the tasks
+    /// writing them ([`ArchiveLog::flush_markers`] waits for them).
     markers_in_flight: Arc<Mutex<HashSet<String>>>,
+    marker_writes: Mutex<tokio::task::JoinSet<()>>,
     client: reqwest::Client,
     failures: FailureLog,
 }
@@ -186,6 +188,7 @@ impl ArchiveLog {
             tree: tokio::sync::Mutex::new(None),
             witness_sizes: Mutex::new(HashMap::new()),
             markers_in_flight: Arc::default(),
+            marker_writes: Mutex::default(),
             client,
             failures: FailureLog::default(),
         })
@@ -273,7 +276,13 @@ impl ArchiveLog {
             .insert(marker.clone());
         let store = Arc::clone(&self.store);
         let in_flight = Arc::clone(&self.markers_in_flight);
-        tokio::spawn(async move {
+        let mut writes = self
+            .marker_writes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Finished writes are reaped as new ones start.
+        while writes.try_join_next().is_some() {}
+        writes.spawn(async move {
             match create_retried(&*store, &marker, Bytes::from(index.to_string())).await {
                 Ok(()) | Err(StoreError::AlreadyExists { .. }) => {}
                 Err(err) => tracing::debug!(
@@ -287,6 +296,19 @@ impl ArchiveLog {
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&marker);
         });
+    }
+
+    /// Waits for the `logged/` markers being written in the background (the
+    /// publisher does before the last checkpoint of a shutdown, so a
+    /// graceful stop loses none).
+    pub async fn flush_markers(&self) {
+        let mut writes = std::mem::take(
+            &mut *self
+                .marker_writes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        while writes.join_next().await.is_some() {}
     }
 
     /// Logs the seal under `seal_key` unless its `logged/` marker exists: a

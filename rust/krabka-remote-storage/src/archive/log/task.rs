@@ -15,7 +15,7 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(20);
 /// Publishes the log's checkpoints at most every
 /// [`ArchiveLogConfig::interval`](super::ArchiveLogConfig::interval), on the
 /// tier's runtime, and once more when dropped (so the last seals before a
-/// shutdown are in a checkpoint). Failures are logged, once per kind until
+/// shutdown are in a checkpoint, their `logged/` markers written first). Failures are logged, once per kind until
 /// they clear, and never reach a copy.
 #[derive(Debug)]
 pub struct LogTask {
@@ -36,6 +36,9 @@ impl LogTask {
                     () = tokio::time::sleep(interval) => false,
                     _ = stopped.changed() => true,
                 };
+                if stopping {
+                    log.flush_markers().await;
+                }
                 match log.publish().await {
                     Ok(_) => {
                         if log.failures.succeeded("publish") {

@@ -185,6 +185,13 @@ async fn ensure_logged_claims_only_a_seal_without_its_marker() {
     let (other, other_bytes) = seal(1);
     log.ensure_logged(&other, &other_bytes).await.unwrap();
     assert_eq!(claimed_leaves(&*store, log.layout()).await.len(), 2);
+    // Once flushed, both markers are in the store: a writer starting afresh
+    // logs neither again.
+    log.flush_markers().await;
+    let afresh = log_on(&store, 1);
+    afresh.ensure_logged(&key, &bytes).await.unwrap();
+    afresh.ensure_logged(&other, &other_bytes).await.unwrap();
+    assert_eq!(claimed_leaves(&*store, log.layout()).await.len(), 2);
 }
 
 #[tokio::test]
