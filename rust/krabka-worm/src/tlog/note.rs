@@ -414,6 +414,15 @@ impl SignedNote {
         }
         Ok(found)
     }
+
+    /// Whether a signature of the note by one of `verifiers` verifies (and
+    /// none of theirs fails).
+    #[must_use]
+    pub fn is_signed_by_any(&self, verifiers: &[NoteVerifier]) -> bool {
+        verifiers
+            .iter()
+            .any(|verifier| matches!(self.verified_by(verifier), Ok(Some(_))))
+    }
 }
 
 #[cfg(test)]

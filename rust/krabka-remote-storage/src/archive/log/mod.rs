@@ -370,13 +370,6 @@ impl ArchiveLog {
         }
     }
 
-    /// Whether `note` carries a valid signature by a key of the log.
-    fn signed_by_log(&self, note: &SignedNote) -> bool {
-        self.log_keys
-            .iter()
-            .any(|key| matches!(note.verified_by(key), Ok(Some(_))))
-    }
-
     /// The tree at the newest checkpoint in the bucket, checked.
     async fn load(&self) -> Result<Published> {
         let end = find_end(&*self.store, |i| self.layout.checkpoint(i), 0)
@@ -434,7 +427,7 @@ impl ArchiveLog {
                 stored.seq, stored.checkpoint.origin, self.config.origin
             )));
         }
-        if !self.signed_by_log(&stored.note) {
+        if !stored.note.is_signed_by_any(&self.log_keys) {
             return Err(integrity(format!(
                 "checkpoint {} carries no valid signature by a key of the log",
                 stored.seq

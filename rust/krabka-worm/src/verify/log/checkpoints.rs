@@ -28,7 +28,6 @@ const READ_AHEAD: usize = 16;
 
 /// A checkpoint as read, nothing judged.
 pub(super) struct Found {
-    seq: u64,
     key: String,
     note: SignedNote,
     checkpoint: Checkpoint,
@@ -43,11 +42,12 @@ pub(super) struct Read {
     found: Vec<Found>,
 }
 
-/// A checkpoint of the log, signed by a trusted key.
+/// A checkpoint of the log, signed by a trusted key: one of the archive's
+/// (in number order) or one held outside it.
 pub(super) struct Accepted {
-    pub(super) seq: u64,
-    pub(super) key: String,
-    /// The signed note as stored.
+    /// Its key in the archive, or where it came from.
+    pub(super) source: String,
+    /// The signed note as stored or given.
     pub(super) note: String,
     pub(super) checkpoint: Checkpoint,
     /// Names of the configured witnesses whose cosignatures verify.
@@ -60,7 +60,7 @@ impl Accepted {
         Target {
             size: self.checkpoint.size,
             root: self.checkpoint.root,
-            source: self.key.clone(),
+            source: self.source.clone(),
             note: self.note.clone(),
         }
     }
@@ -68,7 +68,7 @@ impl Accepted {
     /// Its line in the report.
     pub(super) fn summary(&self) -> CheckpointSummary {
         CheckpointSummary {
-            source: self.key.clone(),
+            source: self.source.clone(),
             size: self.checkpoint.size,
             root: self.checkpoint.root.to_base64(),
             cosigners: self.cosigners.clone(),
@@ -115,27 +115,24 @@ pub(super) async fn read_checkpoints(
             });
         }
     }
-    let found: Vec<Option<Found>> = stream::iter(listing.checkpoints.iter().copied())
+    let read: Vec<ReadOne> = stream::iter(listing.checkpoints.iter().copied())
         .map(|seq| read_one(store, layout, listing, seq))
         .buffered(READ_AHEAD)
-        .try_collect::<Vec<_>>()
-        .await?
-        .into_iter()
-        .map(|read| match read {
-            ReadOne::Found(found) => Some(found),
-            ReadOne::Finding(finding) => {
-                findings.push(finding);
-                None
-            }
-        })
-        .collect();
-    let found: Vec<Found> = found.into_iter().flatten().collect();
-    let origin = request.log.origin.clone().or_else(|| {
-        found
-            .iter()
-            .max_by_key(|f| f.seq)
-            .map(|f| f.checkpoint.origin.clone())
-    });
+        .try_collect()
+        .await?;
+    let mut found = Vec::new();
+    for one in read {
+        match one {
+            ReadOne::Found(checkpoint) => found.push(checkpoint),
+            ReadOne::Finding(finding) => findings.push(finding),
+        }
+    }
+    // `found` is in number order: the last is the newest.
+    let origin = request
+        .log
+        .origin
+        .clone()
+        .or_else(|| found.last().map(|f: &Found| f.checkpoint.origin.clone()));
     Ok(Read { origin, found })
 }
 
@@ -174,18 +171,11 @@ async fn read_one(
         cosignatures.push((key, bytes));
     }
     Ok(ReadOne::Found(Found {
-        seq,
         key,
         note: stored.note,
         checkpoint: stored.checkpoint,
         cosignatures,
     }))
-}
-
-/// Whether `note` carries a valid signature by one of `keys`.
-pub(super) fn signed_by(note: &SignedNote, keys: &[NoteVerifier]) -> bool {
-    keys.iter()
-        .any(|key| matches!(note.verified_by(key), Ok(Some(_))))
 }
 
 /// Why `checkpoint` (signed `note`) is not a checkpoint of the log, if it
@@ -202,7 +192,7 @@ pub(super) fn refusal(
             checkpoint.origin
         )),
         None => Some("no origin to check it against".to_owned()),
-        Some(_) if !signed_by(note, log_keys) => {
+        Some(_) if !note.is_signed_by_any(log_keys) => {
             Some("no valid signature by a trusted key under the log's origin".to_owned())
         }
         Some(_) => None,
@@ -238,16 +228,15 @@ pub(super) fn judge(
                 findings.push(VerifyBreak::CheckpointInconsistent {
                     key: found.key.clone(),
                     detail: format!(
-                        "size {} after checkpoint {} of size {}: a log never shrinks",
-                        found.checkpoint.size, previous.seq, previous.checkpoint.size
+                        "size {} after {} of size {}: a log never shrinks",
+                        found.checkpoint.size, previous.source, previous.checkpoint.size
                     ),
                     evidence: vec![previous.note.clone(), note.clone()],
                 });
             }
         }
         accepted.push(Accepted {
-            seq: found.seq,
-            key: found.key,
+            source: found.key,
             note,
             checkpoint: found.checkpoint,
             cosigners,

@@ -3,55 +3,19 @@
 //! asked over C2SP `tlog-witness` which tree they last cosigned.
 
 use {
-    super::{
-        checkpoints::{Accepted, refusal},
-        tree::Target,
-    },
+    super::checkpoints::{Accepted, refusal},
     crate::{
         tlog::{
             Checkpoint, NoteVerifier, SignedNote,
             witness::{SizeAnswer, ask_size, client},
         },
-        verify::report::{CheckpointSummary, VerifyBreak, VerifyRequest, WitnessSummary},
+        verify::report::{VerifyBreak, VerifyRequest, WitnessSummary},
     },
     std::time::Duration,
 };
 
 /// How long one witness may take to answer.
 const WITNESS_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// A checkpoint held outside the archive, signed by a key of the log.
-pub(super) struct Held {
-    /// Where it came from.
-    pub(super) source: String,
-    pub(super) checkpoint: Checkpoint,
-    /// The signed note as given.
-    note: String,
-    /// Configured witnesses whose cosignatures on the note verify.
-    cosigners: Vec<String>,
-}
-
-impl Held {
-    /// What the archive's tree must give at this size.
-    pub(super) fn target(&self) -> Target {
-        Target {
-            size: self.checkpoint.size,
-            root: self.checkpoint.root,
-            source: self.source.clone(),
-            note: self.note.clone(),
-        }
-    }
-
-    /// Its line in the report.
-    pub(super) fn summary(&self) -> CheckpointSummary {
-        CheckpointSummary {
-            source: self.source.clone(),
-            size: self.checkpoint.size,
-            root: self.checkpoint.root.to_base64(),
-            cosigners: self.cosigners.clone(),
-        }
-    }
-}
 
 /// The checkpoints of the request that are checkpoints of the log; a
 /// finding for each other.
@@ -60,7 +24,7 @@ pub(super) fn read_external(
     origin: Option<&str>,
     log_keys: &[NoteVerifier],
     findings: &mut Vec<VerifyBreak>,
-) -> Vec<Held> {
+) -> Vec<Accepted> {
     let mut held = Vec::new();
     for (source, bytes) in &request.log.checkpoints {
         let parsed = SignedNote::parse(bytes).and_then(|note| {
@@ -91,7 +55,7 @@ pub(super) fn read_external(
             .filter(|w| matches!(note.verified_by(w), Ok(Some(_))))
             .map(|w| w.name().to_owned())
             .collect();
-        held.push(Held {
+        held.push(Accepted {
             source: source.clone(),
             note: note.to_text(),
             checkpoint,

@@ -62,7 +62,9 @@ pub(super) async fn verify_log(
         .map(|o| log_keys(request, o))
         .unwrap_or_default();
     let accepted = checkpoints::judge(read, &log_keys, request, &mut findings);
-    let newest = accepted.iter().max_by_key(|c| (c.checkpoint.size, c.seq));
+    // The newest: the largest tree, the latest of equals (`max_by_key`
+    // returns the last maximum; `accepted` is in number order).
+    let newest = accepted.iter().max_by_key(|c| c.checkpoint.size);
     let tree_size = newest.map_or(0, |c| c.checkpoint.size);
     let external = external::read_external(request, origin.as_deref(), &log_keys, &mut findings);
 
@@ -74,7 +76,7 @@ pub(super) async fn verify_log(
         external
             .iter()
             .filter(|e| e.checkpoint.size <= tree_size)
-            .map(external::Held::target),
+            .map(Accepted::target),
     );
     let asked = resolve_proofs(request, report);
     let mut wanted: HashMap<String, Option<(u64, LogHash)>> = asked
@@ -114,7 +116,7 @@ pub(super) async fn verify_log(
         leaves: rebuilt.leaves,
         pending,
         tiles_checked: rebuilt.tiles,
-        external: external.iter().map(external::Held::summary).collect(),
+        external: external.iter().map(Accepted::summary).collect(),
         witnesses: Vec::new(),
         consistency: Vec::new(),
         inclusion: Vec::new(),
@@ -161,7 +163,7 @@ pub(super) async fn verify_log(
 /// quorum of `required` cosignatures (recorded as the witnessed one).
 fn hold_to_floors(
     accepted: &[Accepted],
-    external: &[external::Held],
+    external: &[Accepted],
     required: usize,
     found_size: u64,
     log_report: &mut LogVerifyReport,
@@ -182,12 +184,12 @@ fn hold_to_floors(
     let witnessed = accepted
         .iter()
         .filter(|c| c.cosigners.len() >= required)
-        .max_by_key(|c| (c.checkpoint.size, c.seq));
+        .max_by_key(|c| c.checkpoint.size);
     match witnessed {
         Some(w) => {
             if w.checkpoint.size > found_size {
                 findings.push(VerifyBreak::LogTruncated {
-                    source: w.key.clone(),
+                    source: w.source.clone(),
                     attested_size: w.checkpoint.size,
                     found_size,
                 });
