@@ -7,12 +7,9 @@ use {
     clap::{Parser, ValueEnum},
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config},
     krabka_worm::{
-        ChainHead, LogVerifyRequest, NoProgress, TrustedManifestKeys, VerifyDepth, VerifyObserver,
-        VerifyRequest, WormError,
-        tlog::{
-            LogError, NoteVerifier,
-            note::{COSIGNATURE_TYPE, MAX_NOTE_BYTES},
-        },
+        ChainHead, LogVerifyRequest, NoProgress, OffsetOf, TrustedManifestKeys, VerifyDepth,
+        VerifyObserver, VerifyRequest, WormError,
+        tlog::{LogError, NoteVerifier, note::MAX_NOTE_BYTES},
         verify_archive_config_observed,
     },
     std::{error::Error, ffi::OsString, io::Write, path::PathBuf},
@@ -179,7 +176,7 @@ enum UsageError {
         keys: usize,
     },
     /// A `--prove` that is not `<topic>-<partition>@<offset>`.
-    #[error("--prove `{0}`: expected <topic>-<partition>@<offset>, e.g. orders-3@1200")]
+    #[error("--prove: {0}")]
     Prove(String),
     /// A `--checkpoint` file that cannot be read.
     #[error("--checkpoint `{}`", path.display())]
@@ -396,20 +393,10 @@ fn log_request(cli: &Cli) -> Result<LogVerifyRequest, UsageError> {
         .witness_keys
         .iter()
         .map(|vkey| {
-            let key = NoteVerifier::parse(vkey).map_err(|source| UsageError::WitnessKey {
+            NoteVerifier::parse_cosignature(vkey).map_err(|source| UsageError::WitnessKey {
                 vkey: vkey.clone(),
                 source,
-            })?;
-            if key.key_type() == COSIGNATURE_TYPE {
-                Ok(key)
-            } else {
-                Err(UsageError::WitnessKey {
-                    vkey: vkey.clone(),
-                    source: LogError::InvalidKey {
-                        reason: "not a cosignature/v1 key (type 04)".to_owned(),
-                    },
-                })
-            }
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let quorum = match cli.witness_quorum {
@@ -434,24 +421,18 @@ fn log_request(cli: &Cli) -> Result<LogVerifyRequest, UsageError> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    for what in &cli.prove {
-        let parses = what.rsplit_once('@').is_some_and(|(tp, offset)| {
-            offset.parse::<i64>().is_ok()
-                && tp
-                    .rsplit_once('-')
-                    .is_some_and(|(topic, p)| !topic.is_empty() && p.parse::<i32>().is_ok())
-        });
-        if !parses {
-            return Err(UsageError::Prove(what.clone()));
-        }
-    }
+    let prove = cli
+        .prove
+        .iter()
+        .map(|at| at.parse::<OffsetOf>().map_err(UsageError::Prove))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(LogVerifyRequest {
         origin: cli.log_origin.clone(),
         witnesses,
         quorum,
         checkpoints,
         ask_witnesses: cli.ask_witnesses.clone(),
-        prove: cli.prove.clone(),
+        prove,
     })
 }
 

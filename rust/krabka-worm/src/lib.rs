@@ -61,7 +61,7 @@ pub use {
 pub use verify::{
     ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
     CheckpointSummary, ConsistencyProofReport, DeepProgress, EpochSpan, InclusionProofReport,
-    LogVerifyReport, LogVerifyRequest, NoProgress, ObjectProtectionReport, OffsetGap,
+    LogVerifyReport, LogVerifyRequest, NoProgress, ObjectProtectionReport, OffsetGap, OffsetOf,
     PartitionVerifyReport, SegmentSummary, Severity, VerifyBreak, VerifyDepth, VerifyError,
     VerifyObserver, VerifyOutcome, VerifyRequest, WitnessSummary, authenticate_archive,
     verify_archive, verify_archive_config, verify_archive_config_observed, verify_archive_observed,

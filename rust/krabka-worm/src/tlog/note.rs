@@ -123,6 +123,25 @@ impl NoteVerifier {
         Ok(verifier)
     }
 
+    /// Parses a witness's verifier key: [`NoteVerifier::parse`], and the
+    /// key must be of the `cosignature/v1` type (0x04).
+    ///
+    /// # Errors
+    /// [`LogError::InvalidKey`] for a key that does not parse or is of
+    /// another type.
+    pub fn parse_cosignature(vkey: &str) -> Result<Self, LogError> {
+        let key = Self::parse(vkey)?;
+        if key.key_type != COSIGNATURE_TYPE {
+            return Err(LogError::InvalidKey {
+                reason: format!(
+                    "witness key {} is not a cosignature/v1 key (type 0x04)",
+                    key.name
+                ),
+            });
+        }
+        Ok(key)
+    }
+
     /// The key's name.
     #[must_use]
     pub fn name(&self) -> &str {

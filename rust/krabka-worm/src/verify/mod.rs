@@ -52,8 +52,9 @@ pub use progress::{DeepProgress, NoProgress, VerifyObserver};
 pub use report::{
     ArchiveVerifyReport, AuthenticatedArchive, BucketProtectionReport, ChainPosition,
     CheckpointSummary, ConsistencyProofReport, EpochSpan, InclusionProofReport, LogVerifyReport,
-    LogVerifyRequest, ObjectProtectionReport, OffsetGap, PartitionVerifyReport, SegmentSummary,
-    Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest, WitnessSummary,
+    LogVerifyRequest, ObjectProtectionReport, OffsetGap, OffsetOf, PartitionVerifyReport,
+    SegmentSummary, Severity, VerifyBreak, VerifyDepth, VerifyOutcome, VerifyRequest,
+    WitnessSummary,
 };
 use {
     crate::digest::ChainHead,

@@ -58,6 +58,43 @@ impl VerifyRequest {
     }
 }
 
+/// An offset of a partition, written `<topic>-<partition>@<offset>`
+/// (`orders-3@1200`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetOf {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// The offset.
+    pub offset: i64,
+}
+
+impl std::str::FromStr for OffsetOf {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let invalid =
+            || format!("expected <topic>-<partition>@<offset>, e.g. orders-3@1200, got `{text}`");
+        let (at, offset) = text.rsplit_once('@').ok_or_else(invalid)?;
+        let (topic, partition) = at.rsplit_once('-').ok_or_else(invalid)?;
+        if topic.is_empty() {
+            return Err(invalid());
+        }
+        Ok(Self {
+            topic: topic.to_owned(),
+            partition: partition.parse().map_err(|_| invalid())?,
+            offset: offset.parse().map_err(|_| invalid())?,
+        })
+    }
+}
+
+impl std::fmt::Display for OffsetOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}@{}", self.topic, self.partition, self.offset)
+    }
+}
+
 /// How [`verify_archive`](crate::verify_archive) checks the archive log:
 /// the Merkle tree over every sealed manifest, its signed checkpoints and
 /// their witnesses' cosignatures (`docs/worm-format.md`, the archive log).
@@ -79,10 +116,9 @@ pub struct LogVerifyRequest {
     /// Witness URLs to ask, over C2SP `tlog-witness`, which tree of the log
     /// they last cosigned; the archive's tree must be at least as large.
     pub ask_witnesses: Vec<String>,
-    /// Segments to prove included in the newest checkpoint, each as
-    /// `<topic>-<partition>@<offset>` (the accepted segment covering the
-    /// offset).
-    pub prove: Vec<String>,
+    /// Segments to prove included in the newest checkpoint: the accepted
+    /// segment covering each offset.
+    pub prove: Vec<OffsetOf>,
 }
 
 impl LogVerifyRequest {
@@ -771,5 +807,27 @@ impl AuthenticatedArchive {
             .partitions
             .iter()
             .map(|p| (p.dir.as_str(), p.tip))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OffsetOf;
+
+    #[test]
+    fn an_offset_of_a_partition_reads_as_written() {
+        let at: OffsetOf = "orders-eu-3@1200".parse().unwrap();
+        assert_eq!(
+            at,
+            OffsetOf {
+                topic: "orders-eu".to_owned(),
+                partition: 3,
+                offset: 1200
+            }
+        );
+        assert_eq!(at.to_string(), "orders-eu-3@1200");
+        for bad in ["orders@1", "-3@1", "orders-x@1", "orders-3@", "orders-3"] {
+            assert!(bad.parse::<OffsetOf>().is_err(), "{bad}");
+        }
     }
 }

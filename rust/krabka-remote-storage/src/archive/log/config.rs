@@ -68,15 +68,7 @@ impl WitnessConfig {
     /// [`LogError::InvalidKey`](krabka_worm::tlog::LogError::InvalidKey)
     /// for a key that does not parse or is not a cosignature key.
     pub fn new(url: &str, vkey: &str) -> Result<Self, krabka_worm::tlog::LogError> {
-        let key = NoteVerifier::parse(vkey)?;
-        if key.key_type() != krabka_worm::tlog::note::COSIGNATURE_TYPE {
-            return Err(krabka_worm::tlog::LogError::InvalidKey {
-                reason: format!(
-                    "witness key {} is not a cosignature/v1 key (type 0x04)",
-                    key.name()
-                ),
-            });
-        }
+        let key = NoteVerifier::parse_cosignature(vkey)?;
         Ok(Self {
             url: url.trim_end_matches('/').to_owned(),
             key,

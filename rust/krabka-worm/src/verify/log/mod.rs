@@ -277,8 +277,8 @@ async fn prove(
     Ok(())
 }
 
-/// Each segment the request asks to prove (`<topic>-<partition>@<offset>`)
-/// with the seal of the accepted segment covering it, if any.
+/// Each segment the request asks to prove (as it was written) with the
+/// seal of the accepted segment covering its offset, if any.
 fn resolve_proofs(
     request: &crate::VerifyRequest,
     report: &ArchiveVerifyReport,
@@ -287,20 +287,15 @@ fn resolve_proofs(
         .log
         .prove
         .iter()
-        .map(|what| {
-            let seal = what.rsplit_once('@').and_then(|(tp, offset)| {
-                let offset: i64 = offset.parse().ok()?;
-                let (topic, partition) = tp.rsplit_once('-')?;
-                let partition: i32 = partition.parse().ok()?;
-                report
-                    .partitions
-                    .iter()
-                    .filter(|p| p.topic == topic && p.partition == partition)
-                    .flat_map(|p| p.segments.iter())
-                    .find(|s| s.start_offset <= offset && offset <= s.end_offset)
-                    .map(|s| s.seal.clone())
-            });
-            (what.clone(), seal)
+        .map(|at| {
+            let seal = report
+                .partitions
+                .iter()
+                .filter(|p| p.topic == at.topic && p.partition == at.partition)
+                .flat_map(|p| p.segments.iter())
+                .find(|s| s.start_offset <= at.offset && at.offset <= s.end_offset)
+                .map(|s| s.seal.clone());
+            (at.to_string(), seal)
         })
         .collect()
 }
