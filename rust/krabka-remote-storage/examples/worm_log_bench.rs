@@ -26,6 +26,8 @@
 //! the log aside: the baseline).
 
 // Shared by several benchmark examples; this one uses a part of it.
+#[path = "support/random.rs"]
+mod random;
 #[allow(dead_code)]
 mod support;
 
@@ -85,16 +87,7 @@ fn segment(size: u64, dir: &Path) -> Result<LogSegmentData, Box<dyn std::error::
     std::fs::create_dir_all(dir)?;
     let log = dir.join(format!("segment-{size}.log"));
     if std::fs::metadata(&log).map(|m| m.len()).ok() != Some(size) {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let bytes: Vec<u8> = (0..size)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as u8
-            })
-            .collect();
-        std::fs::write(&log, bytes)?;
+        random::write_random(&log, size)?;
     }
     Ok(segment_data(log, dir)?)
 }
