@@ -27,6 +27,9 @@ use {
 /// Bundles (and tiles) read at once.
 const READ_AHEAD: usize = 8;
 
+/// Completed tiles compared together.
+const TILE_BATCH: usize = 16;
+
 /// A root the tree must have at a size.
 pub(super) struct Target {
     pub(super) size: u64,
@@ -155,6 +158,7 @@ pub(super) async fn rebuild(
     let width = TILE_WIDTH as u64;
     let bundles = size.div_ceil(width);
     let mut tiles = 0u64;
+    let mut completed = Vec::new();
     let mut reads = stream::iter(0..bundles)
         .map(|index| {
             let entries = (size - index * width).min(width) as u16;
@@ -185,7 +189,6 @@ pub(super) async fn rebuild(
             }
             Err(err) => return Err(store_error(err)),
         };
-        let mut completed = Vec::new();
         for (offset, bytes) in bundle.iter().enumerate() {
             let leaf = index * width + offset as u64;
             let hash = LogHash::leaf(bytes);
@@ -204,8 +207,13 @@ pub(super) async fn rebuild(
                 }),
             }
         }
-        tiles += check_tiles(store, layout, completed, findings).await?;
+        // Completed tiles are compared a batch at a time, so their reads
+        // overlap as the bundles' do.
+        if completed.len() >= TILE_BATCH {
+            tiles += check_tiles(store, layout, std::mem::take(&mut completed), findings).await?;
+        }
     }
+    tiles += check_tiles(store, layout, completed, findings).await?;
     if edge.size() == size {
         // The tiles not yet full at the newest checkpoint's size.
         tiles += check_tiles(store, layout, edge.partial_tiles(), findings).await?;
