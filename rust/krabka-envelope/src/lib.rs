@@ -1,0 +1,48 @@
+//! Krabka's chunked segment format: tiered segments compressed with zstd
+//! and encrypted under keys the operator holds.
+//!
+//! A segment written in this format is stored as its usual objects (the
+//! log and five indexes, under their usual names) plus one **envelope**
+//! object. Each stored object is the format's magic followed by chunks: the
+//! original bytes cut every [`SegmentCodec::chunk_size`] bytes, each chunk
+//! zstd-compressed when that makes it smaller and sealed with an AEAD
+//! ([`Cipher`]) under the segment's own random data key. The envelope
+//! ([`SegmentEnvelope`]) lists every chunk's stored length, so a read at
+//! original position `P` fetches only the chunks that cover it, and holds
+//! the data key wrapped by a key-encryption key ([`KeyRing`], e.g.
+//! [`RsaKeyPairs`]), so rotating a key rewrites only envelopes.
+//!
+//! - Writing: [`SegmentSealer`] draws and wraps the data key; its
+//!   [`ObjectEncoder`] streams one object, one chunk in memory at a time;
+//!   [`SegmentSealer::envelope`] gives the envelope to store last.
+//! - Reading: [`SegmentEnvelope::decode`], [`OpenedSegment::open`] (unwraps
+//!   the data key once), [`OpenedSegment::span`] (which stored bytes to
+//!   fetch) and [`OpenedSegment::range_reader`] (decodes them).
+//!
+//! The byte layout, the nonce and associated data of a chunk, and test
+//! vectors are in `docs/chunked-format.md`.
+
+mod cipher;
+mod decode;
+mod encode;
+pub mod envelope;
+mod error;
+mod heuristic;
+mod keyring;
+mod kind;
+mod settings;
+
+#[cfg(test)]
+mod codec_tests;
+
+pub use {
+    cipher::{ChunkCipher, ChunkPlace, Cipher, DATA_KEY_LEN, DataKey, TAG_LEN},
+    decode::{OpenedSegment, RangeDecoder},
+    encode::{ChunkReport, ObjectEncoder, SegmentSealer},
+    envelope::{ChunkSpan, ObjectChunks, SegmentEnvelope, StoredChunk},
+    error::{EnvelopeError, Result},
+    heuristic::producer_compressed,
+    keyring::{KeyPairFiles, KeyRing, RsaKeyPairs, WrappedKey},
+    kind::ObjectKind,
+    settings::{Compression, DEFAULT_CHUNK_SIZE, DEFAULT_ZSTD_LEVEL, SegmentCodec},
+};
