@@ -49,6 +49,12 @@ impl SegmentSealer {
         })
     }
 
+    /// The segment.
+    #[must_use]
+    pub fn segment(&self) -> Uuid {
+        self.segment
+    }
+
     /// An encoder of one object read from `source`, and the handle that
     /// gives its chunk list once the encoder has reached the end.
     #[must_use]

@@ -95,6 +95,7 @@
 
 mod archive;
 mod cache;
+mod chunked;
 pub mod dump;
 mod fs_publish;
 mod index_cache;
@@ -118,6 +119,11 @@ mod test_store;
 /// Codecs of the diskless mode: WAL objects, WAL index records, captures
 /// (the `krabka-diskless` crate).
 pub use krabka_diskless as diskless;
+/// The chunked segment format: zstd compression and envelope encryption
+/// of tiered segments (the `krabka-envelope` crate). A tier writes it when
+/// given a [`SegmentCodec`] that compresses or encrypts
+/// ([`LocalTieredStorage::with_codec`], [`S3RemoteStorage::with_codec`]).
+pub use krabka_envelope as envelope;
 /// Decoders of Kafka's index and log formats (from `krabka-kafka`).
 pub use krabka_kafka::index;
 /// The store layer every object-store tier is built on (from
@@ -133,12 +139,14 @@ pub use {
         WormRemoteStorage, derive_tip,
         log::{ArchiveLog, ArchiveLogConfig, DEFAULT_CHECKPOINT_INTERVAL, LogTask, WitnessConfig},
     },
+    chunked::ENVELOPE_SUFFIX,
     dump::{PartitionDump, RlmmCacheDump},
     index_cache::{
         DEFAULT_INDEX_CACHE_TOTAL_SIZE_BYTES, IndexCacheOutcome, IndexCacheStats,
         REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
     },
     inmemory::InmemoryRemoteLogMetadataManager,
+    krabka_envelope::{Cipher, Compression, KeyPairFiles, KeyRing, RsaKeyPairs, SegmentCodec},
     krabka_kafka::{
         AbortedTxnIndexEntry, BytePosition, CancellationToken, CustomMetadata, DeleteOutcome,
         ErrorClass, IndexType, LOG_FILE_SUFFIX, LogOffset, LogSegmentData, OffsetIndexEntry,

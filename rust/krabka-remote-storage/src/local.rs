@@ -2,7 +2,11 @@
 //! byte-compatible with Apache Kafka's own `LocalTieredStorage`.
 
 use {
-    crate::fs_publish,
+    crate::{
+        chunked::{self, ChunkedFormat, ENVELOPE_SUFFIX, SegmentFormat, envelope_error},
+        fs_publish,
+    },
+    krabka_envelope::{ObjectKind, SegmentCodec, SegmentSealer},
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LOG_FILE_SUFFIX,
         LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
@@ -12,6 +16,7 @@ use {
         fs::{self, File},
         io::{self, Read, Seek, SeekFrom},
         path::{Path, PathBuf},
+        sync::Arc,
     },
 };
 
@@ -82,6 +87,7 @@ const COPY_ORDER: [IndexType; 5] = [
 #[derive(Debug, Clone)]
 pub struct LocalTieredStorage {
     root: PathBuf,
+    format: Arc<ChunkedFormat>,
 }
 
 /// Where one segment's files live.
@@ -102,10 +108,12 @@ impl SegmentLayout {
         self.dir.join(self.name(suffix))
     }
 
-    /// The names of every file a segment may have, `.log` first.
+    /// The names of every file a segment may have, `.log` first, its
+    /// envelope last.
     fn all_names(&self) -> Vec<String> {
         std::iter::once(LOG_FILE_SUFFIX)
             .chain(COPY_ORDER.iter().map(|index| index.suffix()))
+            .chain(std::iter::once(ENVELOPE_SUFFIX))
             .map(|suffix| self.name(suffix))
             .collect()
     }
@@ -120,7 +128,25 @@ impl LocalTieredStorage {
     /// missing root simply holds no segments.
     #[must_use]
     pub fn new(root: PathBuf) -> Self {
-        Self { root }
+        Self {
+            root,
+            format: Arc::default(),
+        }
+    }
+
+    /// This tier writing new segments with `codec`: Kafka's plain bytes
+    /// (the default), or the chunked format, compressed and/or encrypted
+    /// (see [`krabka_envelope`]). Whatever it writes, the tier reads both
+    /// formats, each segment by what it holds; encrypted segments need the
+    /// codec's keys.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] for invalid codec settings.
+    pub fn with_codec(self, codec: SegmentCodec) -> Result<Self> {
+        Ok(Self {
+            root: self.root,
+            format: Arc::new(ChunkedFormat::new(codec)?),
+        })
     }
 
     /// The root directory.
@@ -160,6 +186,8 @@ impl LocalTieredStorage {
     }
 
     fn copy_files(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
         layout: &SegmentLayout,
         segment: &LogSegmentData,
         cancel: &CancellationToken,
@@ -173,6 +201,10 @@ impl LocalTieredStorage {
         // log with new indexes for longer than one index fetch.
         if remove_if_present(&log)? {
             fs_publish::sync_dir(&layout.dir)?;
+        }
+        remove_if_present(&layout.path(ENVELOPE_SUFFIX))?;
+        if !self.format.codec().writes_plain() {
+            return self.copy_chunked(metadata, layout, segment, cancel);
         }
         for index in COPY_ORDER {
             let target = layout.path(index.suffix());
@@ -203,6 +235,82 @@ impl LocalTieredStorage {
         cancel.check(|| format!("copy of {}", log.display()))?;
         tracing::debug!(bytes, path = %log.display(), "segment published");
         Ok(())
+    }
+
+    /// Copies the segment in the chunked format: every index encoded, the
+    /// log encoded into a staging file, then the envelope, then the log
+    /// published (last, as in the plain format).
+    fn copy_chunked(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        layout: &SegmentLayout,
+        segment: &LogSegmentData,
+        cancel: &CancellationToken,
+    ) -> Result<()> {
+        let id = metadata.remote_log_segment_id().id;
+        let sealer = SegmentSealer::new(self.format.codec(), id).map_err(envelope_error)?;
+        let mut objects = Vec::new();
+        for index in COPY_ORDER {
+            let target = layout.path(index.suffix());
+            let kind = chunked::index_kind(index);
+            let source: Box<dyn Read> = match index {
+                IndexType::Offset => Box::new(open_source(&segment.offset_index)?),
+                IndexType::Timestamp => Box::new(open_source(&segment.time_index)?),
+                IndexType::Transaction | IndexType::ProducerSnapshot => {
+                    let path = match index {
+                        IndexType::Transaction => segment.transaction_index.as_deref(),
+                        _ => segment.producer_snapshot_index.as_deref(),
+                    };
+                    match path {
+                        Some(path) => Box::new(open_source(path)?),
+                        None => {
+                            remove_if_present(&target)?;
+                            continue;
+                        }
+                    }
+                }
+                IndexType::LeaderEpoch => {
+                    Box::new(io::Cursor::new(segment.leader_epoch_index.clone()))
+                }
+            };
+            let (mut encoder, report) = sealer.encoder(kind, source);
+            fs_publish::stage_reader(&target, &mut encoder, &target)
+                .map_err(|err| cancelled_or(cancel, metadata, err))?
+                .commit()?;
+            objects.push(report.take(kind, id).map_err(envelope_error)?);
+        }
+        cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))?;
+        let log = layout.path(LOG_FILE_SUFFIX);
+        let (mut encoder, report) = sealer.encoder(
+            ObjectKind::Log,
+            CancelCheckedRead::new(open_source(&segment.log_segment)?, cancel),
+        );
+        let staged = fs_publish::stage_reader(&log, &mut encoder, &segment.log_segment)
+            .map_err(|err| cancelled_or(cancel, metadata, err))?;
+        objects.insert(0, report.take(ObjectKind::Log, id).map_err(envelope_error)?);
+        let envelope = sealer.envelope(objects).encode();
+        fs_publish::publish_bytes(&layout.path(ENVELOPE_SUFFIX), &envelope)?;
+        cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))?;
+        let stored = staged.len();
+        staged.commit()?;
+        tracing::debug!(stored, path = %log.display(), "chunked segment published");
+        Ok(())
+    }
+
+    /// The format of the segment, from its envelope file (none: plain).
+    fn format_of(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        layout: &SegmentLayout,
+    ) -> Result<SegmentFormat> {
+        self.format.format_of(metadata, || {
+            let path = layout.path(ENVELOPE_SUFFIX);
+            match fs::read(&path) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(err) => Err(RemoteStorageError::io("read", path, err)),
+            }
+        })
     }
 
     /// Removes every file of the segment (`.log` first, hiding it), the
@@ -259,7 +367,8 @@ impl RemoteStorageManager for LocalTieredStorage {
         cancel: &CancellationToken,
     ) -> Result<Option<CustomMetadata>> {
         let layout = self.layout(metadata)?;
-        if let Err(err) = Self::copy_files(&layout, segment, cancel) {
+        self.format.forget(metadata);
+        if let Err(err) = self.copy_files(metadata, &layout, segment, cancel) {
             // Like Kafka's implementation, leave no file of a failed copy.
             if let Err(cleanup) = self.remove_segment(&layout) {
                 tracing::warn!(error = %cleanup, "could not clean up after a failed copy");
@@ -267,7 +376,7 @@ impl RemoteStorageManager for LocalTieredStorage {
             tracing::warn!(error = %err, "segment copy failed");
             return Err(err);
         }
-        Ok(None)
+        Ok(self.format.copy_metadata())
     }
 
     #[tracing::instrument(
@@ -300,6 +409,27 @@ impl RemoteStorageManager for LocalTieredStorage {
         let mut file = open_existing(&path, || {
             format!("log of {}", metadata.remote_log_segment_id())
         })?;
+        if let SegmentFormat::Chunked(opened) = self.format_of(metadata, &layout)? {
+            let size = opened
+                .original_size(ObjectKind::Log)
+                .map_err(envelope_error)?;
+            if start_position > size {
+                return Err(RemoteStorageError::InvalidArgument(format!(
+                    "start_position {start_position} exceeds segment length {size}"
+                )));
+            }
+            let end = chunked::exclusive_end(end_position);
+            let span = opened
+                .span(ObjectKind::Log, start_position, end)
+                .map_err(envelope_error)?;
+            file.seek(SeekFrom::Start(span.stored.start))
+                .map_err(|err| RemoteStorageError::io("seek", &path, err))?;
+            let stored = file.take(span.stored.end - span.stored.start);
+            let reader = opened
+                .range_reader(ObjectKind::Log, start_position, end, stored)
+                .map_err(envelope_error)?;
+            return Ok(Box::new(reader));
+        }
         let len = file
             .metadata()
             .map_err(|err| RemoteStorageError::io("stat", &path, err))?
@@ -363,7 +493,12 @@ impl RemoteStorageManager for LocalTieredStorage {
         let mut bytes = Vec::with_capacity(capacity);
         file.read_to_end(&mut bytes)
             .map_err(|err| RemoteStorageError::io("read", &path, err))?;
-        Ok(bytes)
+        match self.format_of(metadata, &layout)? {
+            SegmentFormat::Plain => Ok(bytes),
+            SegmentFormat::Chunked(opened) => opened
+                .decode_object(chunked::index_kind(index), &bytes)
+                .map_err(envelope_error),
+        }
     }
 
     #[tracing::instrument(
@@ -381,6 +516,7 @@ impl RemoteStorageManager for LocalTieredStorage {
         metadata: &RemoteLogSegmentMetadata,
     ) -> Result<DeleteOutcome> {
         let layout = self.layout(metadata)?;
+        self.format.forget(metadata);
         self.remove_segment(&layout)?;
         Ok(DeleteOutcome::Deleted)
     }
@@ -407,6 +543,44 @@ fn check_topic_name(topic: &str) -> Result<()> {
 }
 
 /// Opens a file for reading; a missing file is `NotFound` for `resource`.
+/// Opens a file of the broker's segment to copy it.
+fn open_source(path: &Path) -> Result<File> {
+    File::open(path).map_err(|err| RemoteStorageError::io("open", path, err))
+}
+
+/// A failed staging as the copy's outcome: cancelled once the token fired.
+fn cancelled_or(
+    cancel: &CancellationToken,
+    metadata: &RemoteLogSegmentMetadata,
+    err: RemoteStorageError,
+) -> RemoteStorageError {
+    match cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id())) {
+        Err(cancelled) => cancelled,
+        Ok(()) => err,
+    }
+}
+
+/// A reader that fails once its copy is cancelled, checked every read.
+struct CancelCheckedRead<'a, R> {
+    inner: R,
+    cancel: &'a CancellationToken,
+}
+
+impl<'a, R> CancelCheckedRead<'a, R> {
+    fn new(inner: R, cancel: &'a CancellationToken) -> Self {
+        Self { inner, cancel }
+    }
+}
+
+impl<R: Read> Read for CancelCheckedRead<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.is_cancelled() {
+            return Err(io::Error::other("the copy was cancelled"));
+        }
+        self.inner.read(buf)
+    }
+}
+
 fn open_existing(path: &Path, resource: impl FnOnce() -> String) -> Result<File> {
     File::open(path).map_err(|err| {
         if err.kind() == io::ErrorKind::NotFound {
@@ -526,8 +700,9 @@ mod tests {
             stem: "00000000000000000000-id".to_owned(),
         };
         let names = layout.all_names();
-        assert_eq!(names.len(), 6);
+        assert_eq!(names.len(), 7);
         assert_eq!(names[0], "00000000000000000000-id.log");
+        assert_eq!(names[6], "00000000000000000000-id.envelope");
         for index in IndexType::ALL {
             assert!(names.contains(&layout.name(index.suffix())), "{index:?}");
         }

@@ -68,11 +68,19 @@ pub(crate) fn index(
     metadata: &RemoteLogSegmentMetadata,
     index: IndexType,
 ) -> Result<Vec<u8>> {
-    let resource = format!(
-        "{} index of segment {}",
-        index.kafka_name(),
-        metadata.remote_log_segment_id()
-    );
+    let what = format!("{} index", index.kafka_name());
+    whole(store, object, metadata, &what)
+}
+
+/// Reads one whole small `object` of the segment (`what` names it in
+/// errors), through the handle's read cache when it has one.
+pub(crate) fn whole(
+    store: &StoreHandle,
+    object: ObjectAt,
+    metadata: &RemoteLogSegmentMetadata,
+    what: &str,
+) -> Result<Vec<u8>> {
+    let resource = format!("{what} of segment {}", metadata.remote_log_segment_id());
     let Some(cache) = store.read_cache() else {
         let fetch = fetch::fetch_whole(Arc::clone(store.store()), object, resource);
         return store.runtime().block_on(fetch).map_err(spi_error);

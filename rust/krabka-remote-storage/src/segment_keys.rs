@@ -40,12 +40,19 @@ impl SegmentKeys {
         self.with_suffix(index.suffix())
     }
 
-    /// Every key a segment can have: the log and all five indexes.
+    /// The key of the envelope object of a chunked segment.
+    pub(crate) fn envelope(&self) -> Result<Path> {
+        self.with_suffix(crate::chunked::ENVELOPE_SUFFIX)
+    }
+
+    /// Every key a segment can have: the log, all five indexes and the
+    /// envelope.
     pub(crate) fn all(&self) -> Result<Vec<Path>> {
         let mut keys = vec![self.log()?];
         for index in IndexType::ALL {
             keys.push(self.index(index)?);
         }
+        keys.push(self.envelope()?);
         Ok(keys)
     }
 
@@ -100,6 +107,6 @@ mod tests {
             keys.index(IndexType::Transaction).unwrap().as_ref(),
             "tier/a/orders-0-AAAAAAAAAAAAAAAAAAAAAQ/00000000000000000000-AAAAAAAAAAAAAAAAAAAAHg.txnindex"
         );
-        assert_eq!(keys.all().unwrap().len(), 6);
+        assert_eq!(keys.all().unwrap().len(), 7);
     }
 }

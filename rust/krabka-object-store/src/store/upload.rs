@@ -24,13 +24,60 @@ use {
     tokio_util::sync::CancellationToken,
 };
 
-/// What to upload: a local file (streamed) or bytes already in memory.
+/// What to upload: a local file (streamed), bytes already in memory, or a
+/// stream of unknown length.
 #[derive(Debug, Clone)]
 pub enum UploadSource {
     /// A local file, read part by part.
     File(PathBuf),
     /// A small payload, sent with one PUT.
     Bytes(Bytes),
+    /// A stream (an encoder's output), read part by part on a blocking
+    /// thread: one PUT when it ends within the first part, a multipart
+    /// upload otherwise.
+    Stream(StreamSource),
+}
+
+/// A reader to upload, with the name its errors carry. Clones share the
+/// one reader, which the first upload takes.
+#[derive(Clone)]
+pub struct StreamSource {
+    name: PathBuf,
+    reader: Arc<std::sync::Mutex<Option<Reader>>>,
+}
+
+/// A source's bytes, read on a blocking thread.
+type Reader = Box<dyn Read + Send>;
+
+impl StreamSource {
+    /// A source reading `reader`; `name` says what it is in errors.
+    pub fn new(name: impl Into<PathBuf>, reader: impl Read + Send + 'static) -> Self {
+        Self {
+            name: name.into(),
+            reader: Arc::new(std::sync::Mutex::new(Some(Box::new(reader)))),
+        }
+    }
+
+    fn take(&self) -> Result<(PathBuf, Reader)> {
+        let reader = self
+            .reader
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        reader
+            .map(|reader| (self.name.clone(), reader))
+            .ok_or_else(|| {
+                StoreError::InvalidArgument(format!("{} was already uploaded", self.name.display()))
+            })
+    }
+}
+
+impl std::fmt::Debug for StreamSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamSource")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Whether an upload may replace an existing object.
@@ -85,20 +132,29 @@ pub async fn upload(
     hash: bool,
     cancel: &CancellationToken,
 ) -> Result<Uploaded> {
-    let (path, file, len) = match source {
+    let (path, file, len, first): (PathBuf, Reader, Option<u64>, Option<Bytes>) = match source {
         UploadSource::Bytes(bytes) => {
             return put_whole(store, key, bytes, mode, hash, cancel).await;
         }
         UploadSource::File(path) => {
             let (file, len) = open_file(path.clone()).await?;
-            (path, file, len)
+            if len < tuning.multipart_threshold {
+                let max = usize::try_from(len).unwrap_or(usize::MAX);
+                let bytes = read_chunk(Box::new(file), path, max).await?.1;
+                return put_whole(store, key, bytes, mode, hash, cancel).await;
+            }
+            (path, Box::new(file), Some(len), None)
+        }
+        UploadSource::Stream(stream) => {
+            let (path, reader) = stream.take()?;
+            let part = tuning.multipart_chunk_size.max(1);
+            let (reader, first) = read_chunk(reader, path.clone(), part).await?;
+            if first.len() < part && (first.len() as u64) < tuning.multipart_threshold {
+                return put_whole(store, key, first, mode, hash, cancel).await;
+            }
+            (path, reader, None, Some(first))
         }
     };
-    if len < tuning.multipart_threshold {
-        let max = usize::try_from(len).unwrap_or(usize::MAX);
-        let bytes = read_chunk(file, path, max).await?.1;
-        return put_whole(store, key, bytes, mode, hash, cancel).await;
-    }
     let guard = (mode == WriteMode::CreateOnly).then_some(tuning.create_only_parts);
     match guard {
         // Reserve the key: only one writer can ever create it.
@@ -109,14 +165,20 @@ pub async fn upload(
         None => {}
     }
     let mut hasher = hash.then(Sha256::new);
-    let uploaded =
-        upload_multipart(store, key, file, path, len, tuning, cancel, hasher.as_mut()).await;
+    let source = PartSource {
+        reader: file,
+        path,
+        len,
+        first,
+    };
+    let uploaded = upload_multipart(store, key, source, tuning, cancel, hasher.as_mut()).await;
     let result = match (guard, uploaded) {
         (Some(CreateOnlyParts::RetentionGuarded), Err(err)) => {
             return Err(existing_or(store, key, err).await);
         }
         (_, uploaded) => uploaded?,
     };
+    let (result, len) = result;
     if guard.is_some() && result.version.is_none() {
         return Err(StoreError::Refused(format!(
             "the multipart upload of {key} came back without a version id or generation, so a reader cannot pin it (is the bucket versioned on S3?)"
@@ -280,26 +342,48 @@ fn cancelled(key: &Path) -> StoreError {
     StoreError::Cancelled(format!("upload of {key}"))
 }
 
-/// Streams `file` (of `len` bytes) to `key` as a multipart upload, feeding
-/// every byte to `hasher` (when given) in file order as it is read.
-#[allow(clippy::too_many_arguments)]
+/// The bytes of a multipart upload: a reader, and the first part when it
+/// was read already (a stream, read to learn whether it fits one PUT).
+pub struct PartSource {
+    /// The rest of the bytes.
+    pub reader: Box<dyn Read + Send>,
+    /// What the bytes are, for errors.
+    pub path: PathBuf,
+    /// The total length, when known up front (a file).
+    pub len: Option<u64>,
+    /// The first part, already read.
+    pub first: Option<Bytes>,
+}
+
+impl std::fmt::Debug for PartSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartSource")
+            .field("path", &self.path)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Streams `source` to `key` as a multipart upload, feeding every byte to
+/// `hasher` (when given) in order as it is read. Returns the store's answer
+/// and the bytes uploaded.
 pub async fn upload_multipart(
     store: &dyn ObjectStore,
     key: &Path,
-    file: File,
-    source: PathBuf,
-    len: u64,
+    source: PartSource,
     tuning: Tuning,
     cancel: &CancellationToken,
     hasher: Option<&mut Sha256>,
-) -> Result<PutResult> {
+) -> Result<(PutResult, u64)> {
     let chunk_size = tuning.multipart_chunk_size.max(1);
-    let parts = len.div_ceil(chunk_size as u64);
-    if parts > MAX_PARTS {
-        return Err(StoreError::InvalidArgument(format!(
-            "{} is {len} bytes, which needs {parts} parts of {chunk_size} bytes; at most {MAX_PARTS} are allowed (raise multipart_chunk_size)",
-            source.display()
-        )));
+    if let Some(len) = source.len {
+        let parts = len.div_ceil(chunk_size as u64);
+        if parts > MAX_PARTS {
+            return Err(StoreError::InvalidArgument(format!(
+                "{} is {len} bytes, which needs {parts} parts of {chunk_size} bytes; at most {MAX_PARTS} are allowed (raise multipart_chunk_size)",
+                source.path.display()
+            )));
+        }
     }
     let mut upload = cancellable(cancel, key, async {
         store
@@ -311,7 +395,6 @@ pub async fn upload_multipart(
     let sent = send_parts(
         &mut *upload,
         key,
-        file,
         source,
         chunk_size,
         tuning,
@@ -320,14 +403,18 @@ pub async fn upload_multipart(
     )
     .await;
     let outcome = match sent {
-        Ok(()) => {
+        Ok(len) => {
             // The completion makes the object visible: once sent it is
             // awaited, never dropped, or the server could finish it after
             // the caller cleaned up.
             match refuse_if_cancelled(cancel, key) {
-                Ok(()) => upload.complete().await.map_err(|e| {
-                    to_store_error(e, "completion of multipart upload of", key.as_ref())
-                }),
+                Ok(()) => upload
+                    .complete()
+                    .await
+                    .map(|result| (result, len))
+                    .map_err(|e| {
+                        to_store_error(e, "completion of multipart upload of", key.as_ref())
+                    }),
                 // Aborted below.
                 Err(err) => Err(err),
             }
@@ -342,23 +429,30 @@ pub async fn upload_multipart(
     outcome
 }
 
-/// Reads the file part by part and uploads up to `parts_in_flight` parts
-/// concurrently. Returns when every part is stored.
-#[allow(clippy::too_many_arguments)]
+/// Reads the source part by part and uploads up to `parts_in_flight` parts
+/// concurrently. Returns the bytes sent, when every part is stored.
 async fn send_parts(
     upload: &mut dyn MultipartUpload,
     key: &Path,
-    file: File,
-    source: PathBuf,
+    source: PartSource,
     chunk_size: usize,
     tuning: Tuning,
     cancel: &CancellationToken,
     mut hasher: Option<&mut Sha256>,
-) -> Result<()> {
+) -> Result<u64> {
     let budget = Arc::new(Semaphore::new(tuning.parts_in_flight.max(1)));
     // Dropping the set (on error or cancellation) aborts the part requests.
     let mut in_flight: JoinSet<std::result::Result<(), object_store::Error>> = JoinSet::new();
-    let mut file = Some(file);
+    let PartSource {
+        reader,
+        path: source,
+        first,
+        ..
+    } = source;
+    let mut first = first;
+    let mut sent = 0u64;
+    let mut parts = 0u64;
+    let mut file = Some(reader);
     while let Some(reader) = file.take() {
         let slot = tokio::select! {
             biased;
@@ -370,10 +464,21 @@ async fn send_parts(
             }
             slot = Arc::clone(&budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
         };
-        let (reader, chunk) = read_chunk(reader, source.clone(), chunk_size).await?;
+        let (reader, chunk) = match first.take() {
+            Some(chunk) => (reader, chunk),
+            None => read_chunk(reader, source.clone(), chunk_size).await?,
+        };
         if chunk.is_empty() {
             break;
         }
+        parts += 1;
+        if parts > MAX_PARTS {
+            return Err(StoreError::InvalidArgument(format!(
+                "{} needs more than {MAX_PARTS} parts of {chunk_size} bytes (raise multipart_chunk_size)",
+                source.display()
+            )));
+        }
+        sent += chunk.len() as u64;
         if let Some(hasher) = hasher.as_deref_mut() {
             hasher.update(&chunk);
         }
@@ -395,7 +500,7 @@ async fn send_parts(
             Some(done) = in_flight.join_next() => part_result(done, key)?,
         }
     }
-    Ok(())
+    Ok(sent)
 }
 
 fn part_result(
@@ -412,9 +517,13 @@ fn part_result(
     }
 }
 
-/// Reads up to `max` bytes (fewer only at the end of the file) on a
+/// Reads up to `max` bytes (fewer only at the end of the source) on a
 /// blocking thread.
-pub async fn read_chunk(file: File, path: PathBuf, max: usize) -> Result<(File, Bytes)> {
+pub async fn read_chunk<R: Read + Send + 'static>(
+    file: R,
+    path: PathBuf,
+    max: usize,
+) -> Result<(R, Bytes)> {
     blocking(path, move |path| {
         let mut buffer = Vec::with_capacity(max.min(64 * 1024 * 1024));
         let mut file = file;

@@ -6,25 +6,46 @@
 //! completed), so a failed copy never leaves a partial object readable.
 //! Optional indexes the segment does not have are deleted, so a re-copy
 //! never leaves an earlier copy's index behind.
+//!
+//! In the chunked format every object is streamed through its encoder
+//! (compressed and sealed on the upload's blocking reader threads, one
+//! chunk at a time), and the envelope that lists the chunks goes up after
+//! the log: a chunked segment is complete when its envelope exists.
 
 use {
     crate::segment_keys::SegmentKeys,
     futures_util::future::join_all,
+    krabka_envelope::{ChunkReport, ObjectKind, SegmentSealer},
     krabka_kafka::{IndexType, LogSegmentData},
     krabka_object_store::store::{
-        Path, Result, Tuning,
+        Path, Result, StoreError, Tuning,
         delete::delete_keys,
-        upload::{UploadSource, WriteMode, upload},
+        upload::{StreamSource, UploadSource, WriteMode, upload},
     },
     object_store::ObjectStore,
-    std::{future::Future, pin::Pin, sync::Arc},
+    std::{fs::File, future::Future, io::Read, pin::Pin, sync::Arc},
     tokio_util::sync::CancellationToken,
 };
 
 type Upload = Pin<Box<dyn Future<Output = Result<()>> + Send>>;
 
-/// Uploads `segment` under `keys`.
+/// Uploads `segment` under `keys`: Kafka's plain bytes, or, with a
+/// `sealer`, the chunked format.
 pub(crate) async fn copy_segment(
+    store: Arc<dyn ObjectStore>,
+    keys: SegmentKeys,
+    segment: LogSegmentData,
+    tuning: Tuning,
+    cancel: CancellationToken,
+    sealer: Option<SegmentSealer>,
+) -> Result<()> {
+    match sealer {
+        None => copy_plain(store, keys, segment, tuning, cancel).await,
+        Some(sealer) => copy_chunked(store, keys, segment, tuning, cancel, sealer).await,
+    }
+}
+
+async fn copy_plain(
     store: Arc<dyn ObjectStore>,
     keys: SegmentKeys,
     segment: LogSegmentData,
@@ -32,7 +53,7 @@ pub(crate) async fn copy_segment(
     cancel: CancellationToken,
 ) -> Result<()> {
     let mut indexes: Vec<Upload> = Vec::new();
-    let mut absent = Vec::new();
+    let mut absent = vec![keys.envelope()?];
     let files = [
         (IndexType::Offset, Some(segment.offset_index)),
         (IndexType::Timestamp, Some(segment.time_index)),
@@ -51,9 +72,7 @@ pub(crate) async fn copy_segment(
             None => absent.push(keys.index(index)?),
         }
     }
-    if !absent.is_empty() {
-        indexes.push(Box::pin(delete_absent(Arc::clone(&store), absent)));
-    }
+    indexes.push(Box::pin(delete_absent(Arc::clone(&store), absent)));
     indexes.push(put(
         Arc::clone(&store),
         keys.index(IndexType::LeaderEpoch)?,
@@ -71,6 +90,116 @@ pub(crate) async fn copy_segment(
         .collect::<Result<Vec<()>>>()?;
     let log = UploadSource::File(segment.log_segment);
     put(store, keys.log()?, log, tuning, cancel).await
+}
+
+async fn copy_chunked(
+    store: Arc<dyn ObjectStore>,
+    keys: SegmentKeys,
+    segment: LogSegmentData,
+    tuning: Tuning,
+    cancel: CancellationToken,
+    sealer: SegmentSealer,
+) -> Result<()> {
+    let mut uploads: Vec<Upload> = Vec::new();
+    let mut reports = Vec::new();
+    let mut absent = Vec::new();
+    let files = [
+        (IndexType::Offset, Some(segment.offset_index)),
+        (IndexType::Timestamp, Some(segment.time_index)),
+        (IndexType::Transaction, segment.transaction_index),
+        (IndexType::ProducerSnapshot, segment.producer_snapshot_index),
+    ];
+    for (index, path) in files {
+        let Some(path) = path else {
+            absent.push(keys.index(index)?);
+            continue;
+        };
+        let file = open(&path)?;
+        let (source, report) = encoded(&sealer, ObjectKind::of_index(index), &path, file);
+        reports.push((ObjectKind::of_index(index), report));
+        uploads.push(put(
+            Arc::clone(&store),
+            keys.index(index)?,
+            source,
+            tuning,
+            cancel.clone(),
+        ));
+    }
+    if !absent.is_empty() {
+        uploads.push(Box::pin(delete_absent(Arc::clone(&store), absent)));
+    }
+    let epochs = std::io::Cursor::new(segment.leader_epoch_index);
+    let (source, report) = encoded(
+        &sealer,
+        ObjectKind::LeaderEpoch,
+        "leader-epoch checkpoint",
+        epochs,
+    );
+    reports.push((ObjectKind::LeaderEpoch, report));
+    uploads.push(put(
+        Arc::clone(&store),
+        keys.index(IndexType::LeaderEpoch)?,
+        source,
+        tuning,
+        cancel.clone(),
+    ));
+    join_all(uploads)
+        .await
+        .into_iter()
+        .collect::<Result<Vec<()>>>()?;
+
+    let file = open(&segment.log_segment)?;
+    let (source, report) = encoded(&sealer, ObjectKind::Log, &segment.log_segment, file);
+    put(
+        Arc::clone(&store),
+        keys.log()?,
+        source,
+        tuning,
+        cancel.clone(),
+    )
+    .await?;
+    reports.insert(0, (ObjectKind::Log, report));
+
+    let mut objects = Vec::with_capacity(reports.len());
+    for (kind, report) in reports {
+        objects.push(
+            report
+                .take(kind, sealer.segment())
+                .map_err(|err| StoreError::Backend {
+                    message: err.to_string(),
+                    source: Some(Box::new(err)),
+                })?,
+        );
+    }
+    let envelope = sealer.envelope(objects).encode();
+    put(
+        store,
+        keys.envelope()?,
+        UploadSource::Bytes(envelope.into()),
+        tuning,
+        cancel,
+    )
+    .await
+}
+
+/// The upload source of `reader` encoded by `sealer` as `kind`, and the
+/// report that lists its chunks once uploaded.
+fn encoded(
+    sealer: &SegmentSealer,
+    kind: ObjectKind,
+    name: impl AsRef<std::path::Path>,
+    reader: impl Read + Send + 'static,
+) -> (UploadSource, ChunkReport) {
+    let (encoder, report) = sealer.encoder(kind, reader);
+    let name = format!("{} (encoded)", name.as_ref().display());
+    (
+        UploadSource::Stream(StreamSource::new(name, encoder)),
+        report,
+    )
+}
+
+fn open(path: &std::path::Path) -> Result<File> {
+    File::open(path).map_err(|err| StoreError::io("open", path, err))
 }
 
 /// One plain (overwriting) upload, as a boxed future.

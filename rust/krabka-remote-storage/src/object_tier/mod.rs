@@ -14,9 +14,11 @@ mod gcs;
 use {
     crate::segment_keys::SegmentKeys,
     crate::{
+        chunked::{self, ChunkedFormat, SegmentFormat, envelope_error},
         next_segment, object_reads,
         store_bridge::{spi_error, store_token},
     },
+    krabka_envelope::{ObjectKind, SegmentCodec, SegmentSealer},
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageManager, Result, SegmentReader,
@@ -65,6 +67,7 @@ use {
 #[derive(Debug)]
 pub struct S3RemoteStorage {
     store: StoreHandle,
+    format: Arc<ChunkedFormat>,
 }
 
 impl S3RemoteStorage {
@@ -91,7 +94,34 @@ impl S3RemoteStorage {
     /// A tier on a store handle of the store layer.
     #[must_use]
     pub fn on(store: StoreHandle) -> Self {
-        Self { store }
+        Self {
+            store,
+            format: Arc::default(),
+        }
+    }
+
+    /// This tier writing new segments with `codec`: Kafka's plain bytes
+    /// (the default), or the chunked format, compressed and/or encrypted
+    /// (see [`krabka_envelope`]). Whatever it writes, the tier reads both
+    /// formats, each segment by whether it has an envelope object;
+    /// encrypted segments need the codec's keys.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`](crate::RemoteStorageError::Config)
+    /// for invalid codec settings.
+    pub fn with_codec(self, codec: SegmentCodec) -> Result<Self> {
+        Ok(Self {
+            store: self.store,
+            format: Arc::new(ChunkedFormat::new(codec)?),
+        })
+    }
+
+    /// The same tier on `store` (new tuning), keeping its codec.
+    fn retuned(self, store: StoreHandle) -> Self {
+        Self {
+            store,
+            format: self.format,
+        }
     }
 
     /// The store handle this tier writes through.
@@ -135,7 +165,8 @@ impl S3RemoteStorage {
     #[must_use]
     pub fn with_multipart_tuning(self, threshold: u64, chunk_size: usize) -> Self {
         let tuning = self.store.tuning().with_multipart(threshold, chunk_size);
-        Self::on(self.store.with_tuning(tuning))
+        let store = self.store.clone().with_tuning(tuning);
+        self.retuned(store)
     }
 
     /// Parts of one multipart upload in flight at once (at least 1); the
@@ -143,7 +174,8 @@ impl S3RemoteStorage {
     #[must_use]
     pub fn with_upload_concurrency(self, parts: usize) -> Self {
         let tuning = self.store.tuning().with_parts_in_flight(parts);
-        Self::on(self.store.with_tuning(tuning))
+        let store = self.store.clone().with_tuning(tuning);
+        self.retuned(store)
     }
 
     /// Fetches are split into ranged GETs of `chunk_size` bytes, with up to
@@ -151,7 +183,8 @@ impl S3RemoteStorage {
     #[must_use]
     pub fn with_fetch_tuning(self, chunk_size: usize, parallelism: usize) -> Self {
         let tuning = self.store.tuning().with_fetch(chunk_size, parallelism);
-        Self::on(self.store.with_tuning(tuning))
+        let store = self.store.clone().with_tuning(tuning);
+        self.retuned(store)
     }
 
     /// The key prefix, if any.
@@ -168,6 +201,23 @@ impl S3RemoteStorage {
 
     fn keys(&self, metadata: &RemoteLogSegmentMetadata) -> SegmentKeys {
         SegmentKeys::new(self.store.prefix(), metadata)
+    }
+
+    /// The format of the segment: chunked when it has an envelope object
+    /// (read through the read cache), else plain.
+    fn format_of(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        keys: &SegmentKeys,
+    ) -> Result<SegmentFormat> {
+        self.format.format_of(metadata, || {
+            let envelope = keys.envelope().map_err(spi_error)?;
+            match object_reads::whole(&self.store, envelope.into(), metadata, "envelope") {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(err) if err.is_not_found() => Ok(None),
+                Err(err) => Err(err),
+            }
+        })
     }
 
     /// Best effort, after a failed copy: deletes every object the segment
@@ -204,12 +254,22 @@ impl RemoteStorageManager for S3RemoteStorage {
         cancel.check(|| format!("copy of {}", metadata.remote_log_segment_id()))?;
         // A copy (re)writes this segment's objects.
         self.forget_cached(&self.keys(metadata).all().map_err(spi_error)?);
+        self.format.forget(metadata);
+        let codec = self.format.codec();
+        let sealer = match codec.writes_plain() {
+            true => None,
+            false => Some(
+                SegmentSealer::new(codec, metadata.remote_log_segment_id().id)
+                    .map_err(envelope_error)?,
+            ),
+        };
         let copy = copy::copy_segment(
             Arc::clone(self.store.store()),
             self.keys(metadata),
             segment.clone(),
             self.store.tuning(),
             store_token(cancel),
+            sealer,
         );
         let copied = self.store.runtime().block_on(copy).map_err(spi_error);
         // A cancel that lands as the last upload completes still cancels.
@@ -222,7 +282,7 @@ impl RemoteStorageManager for S3RemoteStorage {
             self.remove_segment_objects(metadata);
             return Err(err);
         }
-        Ok(None)
+        Ok(self.format.copy_metadata())
     }
 
     fn fetch_log_segment(
@@ -233,6 +293,7 @@ impl RemoteStorageManager for S3RemoteStorage {
     ) -> Result<SegmentReader> {
         let keys = self.keys(metadata);
         let log = keys.log().map_err(spi_error)?;
+        let format = self.format_of(metadata, &keys)?;
         let next = match self.store.read_cache() {
             Some(_) => Some(next_segment::after(
                 Arc::clone(self.store.store()),
@@ -241,14 +302,48 @@ impl RemoteStorageManager for S3RemoteStorage {
             )),
             None => None,
         };
-        object_reads::log_range(
+        let SegmentFormat::Chunked(opened) = format else {
+            return object_reads::log_range(
+                &self.store,
+                log.into(),
+                metadata,
+                start_position,
+                end_position,
+                next,
+            );
+        };
+        if let Some(end) = end_position.filter(|end| *end < start_position) {
+            return Err(crate::RemoteStorageError::InvalidArgument(format!(
+                "end_position {end} < start_position {start_position}"
+            )));
+        }
+        let size = opened
+            .original_size(ObjectKind::Log)
+            .map_err(envelope_error)?;
+        if start_position > size {
+            return Err(crate::RemoteStorageError::InvalidArgument(format!(
+                "start_position {start_position} exceeds segment length {size}"
+            )));
+        }
+        let end = chunked::exclusive_end(end_position);
+        let span = opened
+            .span(ObjectKind::Log, start_position, end)
+            .map_err(envelope_error)?;
+        if span.stored.is_empty() {
+            return Ok(Box::new(std::io::empty()));
+        }
+        let stored = object_reads::log_range(
             &self.store,
             log.into(),
             metadata,
-            start_position,
-            end_position,
+            span.stored.start,
+            Some(span.stored.end - 1),
             next,
-        )
+        )?;
+        let reader = opened
+            .range_reader(ObjectKind::Log, start_position, end, stored)
+            .map_err(envelope_error)?;
+        Ok(Box::new(reader))
     }
 
     fn fetch_index(
@@ -256,8 +351,15 @@ impl RemoteStorageManager for S3RemoteStorage {
         metadata: &RemoteLogSegmentMetadata,
         index: IndexType,
     ) -> Result<Vec<u8>> {
-        let object = self.keys(metadata).index(index).map_err(spi_error)?;
-        object_reads::index(&self.store, object.into(), metadata, index)
+        let keys = self.keys(metadata);
+        let object = keys.index(index).map_err(spi_error)?;
+        let stored = object_reads::index(&self.store, object.into(), metadata, index)?;
+        match self.format_of(metadata, &keys)? {
+            SegmentFormat::Plain => Ok(stored),
+            SegmentFormat::Chunked(opened) => opened
+                .decode_object(chunked::index_kind(index), &stored)
+                .map_err(envelope_error),
+        }
     }
 
     fn delete_log_segment_data(
@@ -266,6 +368,7 @@ impl RemoteStorageManager for S3RemoteStorage {
     ) -> Result<DeleteOutcome> {
         let keys = self.keys(metadata).all().map_err(spi_error)?;
         self.forget_cached(&keys);
+        self.format.forget(metadata);
         let delete = delete_keys(Arc::clone(self.store.store()), keys, "segment objects");
         self.store.runtime().block_on(delete).map_err(spi_error)?;
         Ok(DeleteOutcome::Deleted)

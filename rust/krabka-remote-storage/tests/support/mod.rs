@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod conformance;
+pub mod keys;
 pub mod metadata;
 pub mod worm_key;
 
