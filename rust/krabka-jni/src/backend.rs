@@ -2,7 +2,7 @@
 
 use {
     crate::{
-        config::{BackendConfig, MetadataConfig},
+        config::{BackendConfig, FormatConfig, MetadataConfig},
         copy::Copier,
         error::BridgeError,
         metrics,
@@ -102,8 +102,28 @@ impl Copier for Storage {
 /// cannot be reached); [`BridgeError::PlainOnArchive`] when the plain tier
 /// would start on a bucket that holds an archive.
 pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> {
+    open_storage_with(config, &FormatConfig::default())
+}
+
+/// As [`open_storage`], writing and reading segments as `format` says
+/// (compressed and/or encrypted in the chunked format, or plain); every
+/// key pair's files are read here, once.
+///
+/// # Errors
+/// As [`open_storage`]; a [`RemoteStorageError::Config`] for a key pair
+/// that cannot be used or a format the archive mode cannot take.
+pub fn open_storage_with(
+    config: BackendConfig,
+    format: &FormatConfig,
+) -> Result<Arc<Storage>, BridgeError> {
+    let codec = format.codec().map_err(|err| RemoteStorageError::Config {
+        what: "segment encryption keys",
+        source: Box::new(err),
+    })?;
     Ok(Arc::new(match config {
-        BackendConfig::Filesystem { root } => Storage::new(LocalTieredStorage::new(root)),
+        BackendConfig::Filesystem { root } => {
+            Storage::new(LocalTieredStorage::new(root).with_codec(codec)?)
+        }
         BackendConfig::ObjectStore {
             store,
             worm,
@@ -115,6 +135,14 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
                 .with_read_cache(read_cache)
                 .map_err(|err| RemoteStorageError::InvalidArgument(err.to_string()))?;
             let tier = S3RemoteStorage::on(handle);
+            if worm.is_some() && !codec.writes_plain() {
+                return Err(RemoteStorageError::Config {
+                    what: "segment compression and encryption",
+                    source: "the write-once archive stores segments as Kafka wrote them; compression.enabled and encryption.enabled need worm.enabled false (see docs/chunked-format.md)".into(),
+                }
+                .into());
+            }
+            let tier = tier.with_codec(codec)?;
             let read_cache = tier.store_handle().read_cache().cloned();
             let requests = Arc::clone(tier.store_handle().request_metrics());
             let storage = match worm {

@@ -18,6 +18,7 @@
 //! the configuration key, never a Rust field name.
 
 mod error;
+mod format;
 pub mod keys;
 mod metadata;
 pub mod render;
@@ -25,6 +26,7 @@ mod settings;
 
 pub use {
     error::ConfigError,
+    format::{FormatConfig, parse_format},
     metadata::{MetadataConfig, parse_metadata},
 };
 use {

@@ -50,6 +50,22 @@ pub enum ConfigError {
         /// What would be accepted.
         expected: &'static str,
     },
+    /// A member of a key family names an id its list does not hold.
+    #[error("`{key}` names a key pair that `{list}` does not list")]
+    UnlistedMember {
+        /// The member key.
+        key: String,
+        /// The key that lists the ids.
+        list: ConfigKey,
+    },
+    /// An id of a list key lacks a member key it needs.
+    #[error("`{key}` is required for every id `{list}` lists")]
+    MissingMember {
+        /// The missing key.
+        key: String,
+        /// The key that lists the ids.
+        list: ConfigKey,
+    },
     /// The object store refused the configuration for a reason no key of
     /// this plugin names.
     #[error("invalid object store configuration: {0}")]

@@ -127,6 +127,22 @@ pub enum ConfigKey {
     WormLogCheckpointIntervalMs,
     /// `worm.log.witnesses`.
     WormLogWitnesses,
+    /// `chunk.size`.
+    ChunkSize,
+    /// `compression.enabled`.
+    CompressionEnabled,
+    /// `compression.heuristic.enabled`.
+    CompressionHeuristicEnabled,
+    /// `compression.zstd.level`.
+    CompressionZstdLevel,
+    /// `encryption.enabled`.
+    EncryptionEnabled,
+    /// `encryption.cipher`.
+    EncryptionCipher,
+    /// `encryption.key.pair.id`.
+    EncryptionKeyPairId,
+    /// `encryption.key.pairs`.
+    EncryptionKeyPairs,
     /// `native.library.path`.
     NativeLibraryPath,
     /// `metadata.manager`.
@@ -260,6 +276,52 @@ pub enum Plugin {
     MetadataManager,
 }
 
+/// A family of keys named `<prefix><id><suffix>`, one per id of a list key
+/// (the files of each configured key pair).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyFamily {
+    /// What comes before the id.
+    pub prefix: &'static str,
+    /// The key that lists the ids.
+    pub ids: ConfigKey,
+    /// What may follow the id, each a key of its own.
+    pub suffixes: &'static [&'static str],
+    /// The documentation of each suffix, in the same order.
+    pub docs: &'static [&'static str],
+}
+
+/// The key families: the storage manager's key-pair files.
+pub const KEY_FAMILIES: [KeyFamily; 1] = [KeyFamily {
+    prefix: "encryption.key.pairs.",
+    ids: ConfigKey::EncryptionKeyPairs,
+    suffixes: &[".public.key.file", ".private.key.file"],
+    docs: &[
+        "PEM file of the public key of key pair ID (X.509 SubjectPublicKeyInfo, as openssl          pkey -pubout writes it).",
+        "PEM file of the private key of key pair ID (PKCS #8, as openssl genpkey writes it);          read once at start-up, and refused when other users may read it or its group may          change it.",
+    ],
+}];
+
+impl KeyFamily {
+    /// The id and suffix of `name` when it belongs to a family.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<(&'static Self, &str, &'static str)> {
+        KEY_FAMILIES.iter().find_map(|family| {
+            let rest = name.strip_prefix(family.prefix)?;
+            family.suffixes.iter().find_map(|suffix| {
+                let id = rest.strip_suffix(suffix)?;
+                (!id.is_empty()).then_some((family, id, *suffix))
+            })
+        })
+    }
+
+    /// Whether `name` starts like a member of the family (so a mistyped
+    /// suffix is reported as such).
+    #[must_use]
+    pub fn claims(&self, name: &str) -> bool {
+        name.starts_with(self.prefix)
+    }
+}
+
 /// A value checked against its key's kind and rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
@@ -291,6 +353,10 @@ const MIN_READ_CACHE_CHUNK: i64 = unsigned(cache::MIN_CHUNK_BYTES);
 const DEFAULT_READ_AHEAD_CHUNKS: i32 = int(cache::DEFAULT_PREFETCH_CHUNKS);
 const DEFAULT_READ_CACHE_DISK_BYTES: i64 = unsigned(cache::DEFAULT_DISK_CACHE_BYTES);
 const DEFAULT_LOG_CHECKPOINT_INTERVAL_MS: i64 = millis(DEFAULT_CHECKPOINT_INTERVAL);
+const DEFAULT_FORMAT_CHUNK: i32 = int(krabka_remote_storage::envelope::DEFAULT_CHUNK_SIZE as usize);
+const MIN_FORMAT_CHUNK: i64 = krabka_remote_storage::envelope::envelope::MIN_CHUNK_SIZE as i64;
+const MAX_FORMAT_CHUNK: i64 = krabka_remote_storage::envelope::envelope::MAX_CHUNK_SIZE as i64;
+const DEFAULT_ZSTD_LEVEL: i32 = krabka_remote_storage::envelope::DEFAULT_ZSTD_LEVEL;
 
 /// `value` as a Java `long`; evaluated at compile time, so too large a
 /// default does not build.
@@ -343,7 +409,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 52] = [
+    pub const ALL: [Self; 60] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -391,6 +457,14 @@ impl ConfigKey {
         Self::WormLogOrigin,
         Self::WormLogCheckpointIntervalMs,
         Self::WormLogWitnesses,
+        Self::ChunkSize,
+        Self::CompressionEnabled,
+        Self::CompressionHeuristicEnabled,
+        Self::CompressionZstdLevel,
+        Self::EncryptionEnabled,
+        Self::EncryptionCipher,
+        Self::EncryptionKeyPairId,
+        Self::EncryptionKeyPairs,
         Self::NativeLibraryPath,
         Self::MetadataManager,
         Self::MetadataMemoryLossOnRestartAccepted,
@@ -505,10 +579,86 @@ impl ConfigKey {
             | Self::WormLogOrigin
             | Self::WormLogCheckpointIntervalMs
             | Self::WormLogWitnesses => self.worm_row(),
+            Self::ChunkSize
+            | Self::CompressionEnabled
+            | Self::CompressionHeuristicEnabled
+            | Self::CompressionZstdLevel
+            | Self::EncryptionEnabled
+            | Self::EncryptionCipher
+            | Self::EncryptionKeyPairId
+            | Self::EncryptionKeyPairs => self.format_row(),
             Self::MetadataManager
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
             | Self::MetadataPollIntervalMs => self.metadata_row(),
+        }
+    }
+
+    /// Rows of the chunked segment format: compression and encryption.
+    const fn format_row(self) -> Row {
+        use Importance::{High, Low, Medium};
+        match self {
+            Self::ChunkSize => (
+                Kind::Int {
+                    default: DEFAULT_FORMAT_CHUNK,
+                    range: Range {
+                        min: MIN_FORMAT_CHUNK,
+                        max: Some(MAX_FORMAT_CHUNK),
+                    },
+                },
+                Low,
+                "Original bytes per chunk of a segment written compressed or encrypted: a fetch                  reads (and decrypts) whole chunks. Used when compression.enabled or                  encryption.enabled is true.",
+            ),
+            Self::CompressionEnabled => boolean(
+                Medium,
+                "Write new segments in the chunked format with each chunk zstd-compressed (kept                  as it is when that does not make it smaller). Segments already in the tier stay                  readable whatever this says; Apache Kafka's LocalTieredStorage cannot read                  chunked segments (see docs/chunked-format.md).",
+            ),
+            Self::CompressionHeuristicEnabled => (
+                Kind::Boolean { default: true },
+                Low,
+                "Store a segment's log without compressing it when most of its first chunk's                  record batches are already compressed by their producers.",
+            ),
+            Self::CompressionZstdLevel => (
+                Kind::Int {
+                    default: DEFAULT_ZSTD_LEVEL,
+                    range: Range {
+                        min: 1,
+                        max: Some(19),
+                    },
+                },
+                Low,
+                "zstd level of compressed chunks.",
+            ),
+            Self::EncryptionEnabled => boolean(
+                High,
+                "Write new segments in the chunked format with each chunk encrypted under a                  fresh data key per segment, wrapped by the active key pair                  (encryption.key.pair.id). Needs encryption.key.pairs and each pair's files.",
+            ),
+            Self::EncryptionCipher => (
+                Kind::Text {
+                    default: Some("aes-256-gcm"),
+                    rule: TextRule::OneOf(&["aes-256-gcm", "chacha20-poly1305"]),
+                },
+                Low,
+                "The AEAD that encrypts chunks: aes-256-gcm or chacha20-poly1305.",
+            ),
+            Self::EncryptionKeyPairId => (
+                Kind::Text {
+                    default: None,
+                    rule: TextRule::Token {
+                        min_len: 1,
+                        max_len: 64,
+                        punctuation: "._-",
+                    },
+                },
+                High,
+                "The id of the active key pair: new segments' data keys are wrapped by its                  public key. Must be one of encryption.key.pairs.",
+            ),
+            Self::EncryptionKeyPairs => text(
+                High,
+                "Ids of every configured RSA key pair, comma-separated; each needs                  encryption.key.pairs.ID.public.key.file and                  encryption.key.pairs.ID.private.key.file. Segments wrapped by any of them stay                  readable, also with encryption.enabled false.",
+            ),
+            // `row` sends no other key here.
+            _ => panic!("a key outside its group"),
         }
     }
 
@@ -968,6 +1118,14 @@ impl ConfigKey {
             Self::WormLogOrigin => "worm.log.origin",
             Self::WormLogCheckpointIntervalMs => "worm.log.checkpoint.interval.ms",
             Self::WormLogWitnesses => "worm.log.witnesses",
+            Self::ChunkSize => "chunk.size",
+            Self::CompressionEnabled => "compression.enabled",
+            Self::CompressionHeuristicEnabled => "compression.heuristic.enabled",
+            Self::CompressionZstdLevel => "compression.zstd.level",
+            Self::EncryptionEnabled => "encryption.enabled",
+            Self::EncryptionCipher => "encryption.cipher",
+            Self::EncryptionKeyPairId => "encryption.key.pair.id",
+            Self::EncryptionKeyPairs => "encryption.key.pairs",
             Self::NativeLibraryPath => "native.library.path",
             Self::MetadataManager => "metadata.manager",
             Self::MetadataMemoryLossOnRestartAccepted => "metadata.memory.loss.on.restart.accepted",

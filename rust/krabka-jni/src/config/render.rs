@@ -8,7 +8,7 @@
 //! (what `gradle configDocs` runs) rewrites them.
 
 use {
-    super::keys::{ConfigKey, Importance, Kind, Plugin, Range, Reader, TextRule},
+    super::keys::{ConfigKey, Importance, KEY_FAMILIES, Kind, Plugin, Range, Reader, TextRule},
     std::fmt::Write as _,
 };
 
@@ -172,6 +172,17 @@ pub fn java_source() -> String {
         .map(|key| format!("            {}", constant(key)))
         .collect();
     out.push_str(&native.join(",\n"));
+    out.push_str(
+        ");\n\n    /**\n     * Prefixes of the storage manager's key families (PREFIX + id + suffix, one \
+         key per id of a\n     * list key): the adapter accepts them and passes them to the \
+         native library, which checks\n     * them.\n     */\n    \
+         static final List<String> NATIVE_KEY_FAMILIES = List.of(\n",
+    );
+    let families: Vec<String> = KEY_FAMILIES
+        .iter()
+        .map(|family| format!("            {}", java_string(family.prefix)))
+        .collect();
+    out.push_str(&families.join(",\n"));
     out.push_str(");\n\n    private ConfigKeys() {\n    }\n");
     for (plugin, method, what) in [
         (Plugin::StorageManager, "storageManager", "storage manager"),
@@ -342,29 +353,44 @@ pub fn docs(document: &str) -> Result<String, RenderError> {
     Ok(out)
 }
 
-/// A plugin's keys as a Markdown table, sorted by name.
+/// A plugin's keys as a Markdown table, sorted by name; the storage
+/// manager's key families as one row per member, with `ID` for the id.
 fn markdown_table(plugin: Plugin) -> String {
-    let mut keys: Vec<ConfigKey> = ConfigKey::of(plugin).collect();
-    keys.sort_by_key(|key| key.name());
+    let mut rows: Vec<(String, String)> = ConfigKey::of(plugin)
+        .map(|key| {
+            let spec = key.spec();
+            let default =
+                default_text(spec.kind).map_or_else(String::new, |text| format!("`{text}`"));
+            let row = format!(
+                "| `{}` | {} | {default} | {} | {} | {} |",
+                spec.name,
+                kafka_type(spec.kind),
+                validator_text(spec.kind)
+                    .unwrap_or_default()
+                    .replace('|', "\\|"),
+                importance_name(spec.importance).to_ascii_lowercase(),
+                spec.doc.replace('|', "\\|"),
+            );
+            (spec.name.to_owned(), row)
+        })
+        .collect();
+    if plugin == Plugin::StorageManager {
+        for family in KEY_FAMILIES {
+            for (suffix, doc) in family.suffixes.iter().zip(family.docs) {
+                let name = format!("{}ID{suffix}", family.prefix);
+                let row = format!("| `{name}` | string |  |  | high | {doc} |");
+                rows.push((name, row));
+            }
+        }
+    }
+    rows.sort();
     let mut out = format!(
         "| Key (`{}.config.<key>`) | Type | Default | Valid values | Importance | Description |\n\
          |---|---|---|---|---|---|\n",
         prefix(plugin)
     );
-    for key in keys {
-        let spec = key.spec();
-        let default = default_text(spec.kind).map_or_else(String::new, |text| format!("`{text}`"));
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {default} | {} | {} | {} |",
-            spec.name,
-            kafka_type(spec.kind),
-            validator_text(spec.kind)
-                .unwrap_or_default()
-                .replace('|', "\\|"),
-            importance_name(spec.importance).to_ascii_lowercase(),
-            spec.doc.replace('|', "\\|"),
-        );
+    for (_, row) in rows {
+        let _ = writeln!(out, "{row}");
     }
     out
 }

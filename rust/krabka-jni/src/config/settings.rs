@@ -3,7 +3,7 @@
 use {
     super::{
         error::ConfigError,
-        keys::{ConfigKey, Plugin, Value},
+        keys::{ConfigKey, KeyFamily, Plugin, Value},
     },
     std::collections::BTreeMap,
 };
@@ -12,6 +12,8 @@ use {
 #[derive(Debug)]
 pub struct Settings<'a> {
     values: BTreeMap<ConfigKey, Value<'a>>,
+    /// Members of key families, by id and suffix.
+    members: BTreeMap<(&'a str, &'static str), &'a str>,
 }
 
 impl<'a> Settings<'a> {
@@ -25,7 +27,19 @@ impl<'a> Settings<'a> {
     /// entry.
     pub fn check(plugin: Plugin, entries: &'a [(String, String)]) -> Result<Self, ConfigError> {
         let mut values = BTreeMap::new();
+        let mut members = BTreeMap::new();
         for (name, raw) in entries {
+            if plugin == Plugin::StorageManager {
+                if let Some((_, id, suffix)) = KeyFamily::parse(name) {
+                    let text = raw.trim();
+                    if text.is_empty() {
+                        members.remove(&(id, suffix));
+                    } else {
+                        members.insert((id, suffix), text);
+                    }
+                    continue;
+                }
+            }
             let key = ConfigKey::of_plugin(plugin, name)
                 .ok_or_else(|| ConfigError::Unknown { key: name.clone() })?;
             let text = raw.trim();
@@ -38,7 +52,23 @@ impl<'a> Settings<'a> {
                 .ok_or_else(|| ConfigError::invalid(key, text))?;
             values.insert(key, value);
         }
-        Ok(Self { values })
+        Ok(Self { values, members })
+    }
+
+    /// The value of the family member `<prefix><id><suffix>`, if set.
+    #[must_use]
+    pub fn member(&self, id: &str, suffix: &str) -> Option<&'a str> {
+        self.members
+            .iter()
+            .find(|((member_id, member_suffix), _)| *member_id == id && *member_suffix == suffix)
+            .map(|(_, value)| *value)
+    }
+
+    /// The ids of every family member set, each once.
+    pub fn member_ids(&self) -> impl Iterator<Item = &'a str> + '_ {
+        let mut ids: Vec<&'a str> = self.members.keys().map(|(id, _)| *id).collect();
+        ids.dedup();
+        ids.into_iter()
     }
 
     /// The value of `key`, else its default.

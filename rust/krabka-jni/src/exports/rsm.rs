@@ -4,7 +4,7 @@ use {
     super::{bytes, optional_string, string},
     crate::{
         backend, boundary,
-        config::parse_backend,
+        config::{parse_backend, parse_format},
         copy::CopyOperation,
         error::BridgeError,
         logging,
@@ -31,7 +31,8 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_rsmOpen<'local
 ) -> jlong {
     boundary::call(&mut env, |env| {
         let entries = wire::decode_config(&bytes(env, &config)?)?;
-        let storage = backend::open_storage(parse_backend(&entries)?)?;
+        let format = parse_format(&entries)?;
+        let storage = backend::open_storage_with(parse_backend(&entries)?, &format)?;
         Ok(STORAGE_MANAGERS.insert(storage))
     })
 }

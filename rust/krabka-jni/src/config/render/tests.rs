@@ -3,6 +3,8 @@ use {
     std::{env, fs, path::PathBuf},
 };
 
+use crate::config::keys::KEY_FAMILIES as FAMILIES;
+
 fn repository_file(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -83,7 +85,13 @@ fn markdown_rows_say_what_kafka_prints() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
-    assert_eq!(names.len(), ConfigKey::of(Plugin::StorageManager).count());
+    // Every key, and one row per member of each key family.
+    let members: usize = FAMILIES.iter().map(|family| family.suffixes.len()).sum();
+    assert_eq!(
+        names.len(),
+        ConfigKey::of(Plugin::StorageManager).count() + members
+    );
+    assert!(names.contains(&"encryption.key.pairs.ID.private.key.file"));
     assert_eq!(
         markdown_table(Plugin::MetadataManager).lines().count(),
         ConfigKey::of(Plugin::MetadataManager).count() + 2

@@ -163,6 +163,31 @@ public final class ConfigKeys {
     /** {@code worm.log.witnesses}. */
     public static final String WORM_LOG_WITNESSES_CONFIG = "worm.log.witnesses";
 
+    /** {@code chunk.size}. */
+    public static final String CHUNK_SIZE_CONFIG = "chunk.size";
+
+    /** {@code compression.enabled}. */
+    public static final String COMPRESSION_ENABLED_CONFIG = "compression.enabled";
+
+    /** {@code compression.heuristic.enabled}. */
+    public static final String COMPRESSION_HEURISTIC_ENABLED_CONFIG =
+            "compression.heuristic.enabled";
+
+    /** {@code compression.zstd.level}. */
+    public static final String COMPRESSION_ZSTD_LEVEL_CONFIG = "compression.zstd.level";
+
+    /** {@code encryption.enabled}. */
+    public static final String ENCRYPTION_ENABLED_CONFIG = "encryption.enabled";
+
+    /** {@code encryption.cipher}. */
+    public static final String ENCRYPTION_CIPHER_CONFIG = "encryption.cipher";
+
+    /** {@code encryption.key.pair.id}. */
+    public static final String ENCRYPTION_KEY_PAIR_ID_CONFIG = "encryption.key.pair.id";
+
+    /** {@code encryption.key.pairs}. */
+    public static final String ENCRYPTION_KEY_PAIRS_CONFIG = "encryption.key.pairs";
+
     /** {@code native.library.path}. */
     public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
 
@@ -231,7 +256,15 @@ public final class ConfigKeys {
             WORM_ALLOW_PLAIN_ON_ARCHIVE_CONFIG,
             WORM_LOG_ORIGIN_CONFIG,
             WORM_LOG_CHECKPOINT_INTERVAL_MS_CONFIG,
-            WORM_LOG_WITNESSES_CONFIG);
+            WORM_LOG_WITNESSES_CONFIG,
+            CHUNK_SIZE_CONFIG,
+            COMPRESSION_ENABLED_CONFIG,
+            COMPRESSION_HEURISTIC_ENABLED_CONFIG,
+            COMPRESSION_ZSTD_LEVEL_CONFIG,
+            ENCRYPTION_ENABLED_CONFIG,
+            ENCRYPTION_CIPHER_CONFIG,
+            ENCRYPTION_KEY_PAIR_ID_CONFIG,
+            ENCRYPTION_KEY_PAIRS_CONFIG);
 
     /**
      * The metadata manager's keys that the native library reads, in table order: the adapter
@@ -273,6 +306,14 @@ public final class ConfigKeys {
             METADATA_MEMORY_LOSS_ON_RESTART_ACCEPTED_CONFIG,
             METADATA_SNAPSHOT_EVERY_RECORDS_CONFIG,
             METADATA_POLL_INTERVAL_MS_CONFIG);
+
+    /**
+     * Prefixes of the storage manager's key families (PREFIX + id + suffix, one key per id of a
+     * list key): the adapter accepts them and passes them to the native library, which checks
+     * them.
+     */
+    static final List<String> NATIVE_KEY_FAMILIES = List.of(
+            "encryption.key.pairs.");
 
     private ConfigKeys() {
     }
@@ -463,6 +504,44 @@ public final class ConfigKeys {
                         + "witness.example+1a2b3c4d+BA...). Their cosignatures are stored "
                         + "beside the checkpoint; a witness that is down only delays its "
                         + "cosignature. Needs worm.log.origin.");
+        def.define(CHUNK_SIZE_CONFIG, Type.INT, 4194304,
+                Range.between(4096, 67108864), Importance.LOW,
+                "Original bytes per chunk of a segment written compressed or "
+                        + "encrypted: a fetch                  reads (and decrypts) whole "
+                        + "chunks. Used when compression.enabled or                  "
+                        + "encryption.enabled is true.");
+        def.define(COMPRESSION_ENABLED_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM,
+                "Write new segments in the chunked format with each chunk "
+                        + "zstd-compressed (kept                  as it is when that does not "
+                        + "make it smaller). Segments already in the tier stay                  "
+                        + "readable whatever this says; Apache Kafka's LocalTieredStorage "
+                        + "cannot read                  chunked segments (see "
+                        + "docs/chunked-format.md).");
+        def.define(COMPRESSION_HEURISTIC_ENABLED_CONFIG, Type.BOOLEAN, true, Importance.LOW,
+                "Store a segment's log without compressing it when most of its first "
+                        + "chunk's                  record batches are already compressed by "
+                        + "their producers.");
+        def.define(COMPRESSION_ZSTD_LEVEL_CONFIG, Type.INT, 3, Range.between(1, 19), Importance.LOW,
+                "zstd level of compressed chunks.");
+        def.define(ENCRYPTION_ENABLED_CONFIG, Type.BOOLEAN, false, Importance.HIGH,
+                "Write new segments in the chunked format with each chunk encrypted "
+                        + "under a                  fresh data key per segment, wrapped by the "
+                        + "active key pair                  (encryption.key.pair.id). Needs "
+                        + "encryption.key.pairs and each pair's files.");
+        def.define(ENCRYPTION_CIPHER_CONFIG, Type.STRING, "aes-256-gcm",
+                ValidString.in("aes-256-gcm", "chacha20-poly1305"), Importance.LOW,
+                "The AEAD that encrypts chunks: aes-256-gcm or chacha20-poly1305.");
+        def.define(ENCRYPTION_KEY_PAIR_ID_CONFIG, Type.STRING, null,
+                new ConfigChecks.TokenValidator(1, 64, "._-"), Importance.HIGH,
+                "The id of the active key pair: new segments' data keys are wrapped "
+                        + "by its                  public key. Must be one of "
+                        + "encryption.key.pairs.");
+        def.define(ENCRYPTION_KEY_PAIRS_CONFIG, Type.STRING, null, Importance.HIGH,
+                "Ids of every configured RSA key pair, comma-separated; each needs    "
+                        + "              encryption.key.pairs.ID.public.key.file and            "
+                        + "      encryption.key.pairs.ID.private.key.file. Segments wrapped by "
+                        + "any of them stay                  readable, also with "
+                        + "encryption.enabled false.");
         def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Absolute path of a libkrabka_jni.so to load instead of the one "
                         + "bundled in the jar (for platforms other than linux/x86_64, or a "

@@ -4,9 +4,11 @@
 package io.krabka.remote.storage;
 
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -40,8 +42,28 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
      * @throws ConfigException naming the first unknown or invalid key
      */
     public KrabkaRemoteStorageManagerConfig(Map<String, ?> configs) {
-        super(CONFIG_DEF, ConfigChecks.knownOnly(configs, CONFIG_DEF, BROKER_KEYS, Set.of()),
-                false);
+        super(CONFIG_DEF, ConfigChecks.knownOnly(configs, CONFIG_DEF, BROKER_KEYS,
+                new HashSet<>(ConfigKeys.NATIVE_KEY_FAMILIES)), false);
+        this.familyEntries = familyEntries(configs);
+    }
+
+    /**
+     * Members of the key families ({@link ConfigKeys#NATIVE_KEY_FAMILIES}, such as
+     * {@code encryption.key.pairs.<id>.public.key.file}), as strings, sorted; the native library
+     * checks their names and values.
+     */
+    private final Map<String, String> familyEntries;
+
+    private static Map<String, String> familyEntries(Map<String, ?> configs) {
+        Map<String, String> entries = new TreeMap<>();
+        for (Map.Entry<String, ?> entry : configs.entrySet()) {
+            String key = entry.getKey();
+            if (entry.getValue() != null
+                    && ConfigKeys.NATIVE_KEY_FAMILIES.stream().anyMatch(key::startsWith)) {
+                entries.put(key, entry.getValue().toString());
+            }
+        }
+        return entries;
     }
 
     /** Whether the write-once archive mode is on. */
@@ -69,6 +91,7 @@ public final class KrabkaRemoteStorageManagerConfig extends AbstractConfig {
                 entries.put(key, value.toString());
             }
         }
+        entries.putAll(familyEntries);
         return Collections.unmodifiableMap(entries);
     }
 }
