@@ -23,7 +23,7 @@ echo "--- GCS test server vs fake-gcs-server"
 
 echo "--- Rust integration tests against the servers"
 tests=(--test object_store_s3 --test object_store_gcs --test object_store_azure --test object_store_faults
-  --test store_rlmm_servers)
+  --test store_rlmm_servers --test chunked_servers)
 if [[ -f rust/krabka-remote-storage/tests/object_store_conformance.rs ]]; then
   tests+=(--test object_store_conformance)
 fi

@@ -20,6 +20,8 @@
 #           follower taking over;
 #           native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
+#           encrypted: compressed and encrypted segments (key pairs from openssl) on the filesystem tier,
+#           read back, a key rotation across a restart, retention and topic deletion;
 #           panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
 #   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
@@ -132,6 +134,7 @@ for kafka in newest oldest; do
   [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh $worm_rlmm")
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
+    scenarios+=("$kafka encrypted tests/e2e/encrypted.sh")
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
 done

@@ -141,14 +141,25 @@ pub struct ChunkPlace {
 }
 
 impl ChunkPlace {
-    fn nonce(&self) -> Nonce {
+    /// The chunk's 12-byte nonce: the object kind's code, seven zero bytes,
+    /// the chunk number (big-endian).
+    #[must_use]
+    pub fn nonce_bytes(&self) -> [u8; 12] {
         let mut nonce = [0; 12];
         nonce[0] = self.kind.code();
         nonce[8..].copy_from_slice(&self.chunk.to_be_bytes());
-        Nonce::assume_unique_for_key(nonce)
+        nonce
     }
 
-    fn associated_data(&self) -> Vec<u8> {
+    fn nonce(&self) -> Nonce {
+        Nonce::assume_unique_for_key(self.nonce_bytes())
+    }
+
+    /// The chunk's associated data: `krabka-chunk-v1`, the segment id, the
+    /// kind's code, the chunk number, the last flag, the original length
+    /// and the compressed flag.
+    #[must_use]
+    pub fn associated_data(&self) -> Vec<u8> {
         let mut aad = Vec::with_capacity(AAD_DOMAIN.len() + 27);
         aad.extend_from_slice(AAD_DOMAIN);
         aad.extend_from_slice(self.segment.as_bytes());
