@@ -21,7 +21,8 @@
 #           native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
 #           encrypted: compressed and encrypted segments (key pairs from openssl) on the filesystem tier,
-#           read back, a key rotation across a restart, retention and topic deletion;
+#           read back, a key rotation across a restart, krabka-tier rewrap and the old key dropped,
+#           an independent Python reader of the format, retention and topic deletion;
 #           panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
 #   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
@@ -85,7 +86,7 @@ if [[ $rsm == krabka ]]; then
   # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
   # replay jar (built unless given).
   # The Azure scenario lists the container with krabka-tier.
-  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory; then
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory newest-encrypted; then
     cargo build --locked -q -p krabka-tier
   fi
   if selected newest-fs-topic-based newest-s3-krabka-rlmm; then

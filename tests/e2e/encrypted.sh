@@ -9,7 +9,9 @@
 # transactional) are tiered and read back from offset 0; no stored .log holds a record key in the clear
 # and every segment has its envelope. Then a rotation: the broker is stopped, k2 is made the active pair
 # with k1 kept, the broker starts, every record is read back (the k1 segments through k1), more records
-# of a new topic are produced and tiered under k2 (their envelopes name k2), and all are read again. deleteRecords,
+# of a new topic are produced and tiered under k2 (their envelopes name k2), and all are read again.
+# Then `krabka-tier rewrap` (broker stopped) puts every segment under k2 without changing a stored log,
+# k1's private key is taken away and dropped from the configuration, and every record still reads back. deleteRecords,
 # retention and a topic deletion remove remote segments and their envelopes; no stack frame of the
 # plugin in the broker log.
 set -euo pipefail
@@ -97,6 +99,23 @@ e2e_client offsets,verify --bootstrap "$bootstrap" --topics "$topics"
 e2e_client create,produce,wait-tiered,verify --bootstrap "$bootstrap" --topics e2e-later:plain --tier "$tier_spec"
 e2e_log "e2e-later: $(stored_check e2e-later k2) segments stored encrypted under k2"
 e2e_client verify --bootstrap "$bootstrap" --topics "$topics"
+decode tier "$E2E_TIER_DIR" "$E2E_KEY_DIR"
+
+e2e_log "krabka-tier rewrap: every segment under k2, then k1 dropped"
+node_stop "$node"
+logs_before=$(find "$E2E_TIER_DIR" -name '*.log' -exec sha256sum {} + | sort)
+"${E2E_TIER_BIN:-$E2E_ROOT/target/debug/krabka-tier}" rewrap --local "$E2E_TIER_DIR" --active k2 \
+  --key-pair "k1=$E2E_KEY_DIR/k1-public.pem,$E2E_KEY_DIR/k1-private.pem" \
+  --key-pair "k2=$E2E_KEY_DIR/k2-public.pem,$E2E_KEY_DIR/k2-private.pem" | tee "$E2E_WORK/rewrap.out"
+grep -q ' 0 failed$' "$E2E_WORK/rewrap.out"
+[[ $logs_before == "$(find "$E2E_TIER_DIR" -name '*.log' -exec sha256sum {} + | sort)" ]] \
+  || { echo "rewrap changed a stored log" >&2; exit 1; }
+mv "$E2E_KEY_DIR/k1-private.pem" "$E2E_KEY_DIR/k1-private.pem.retired"
+node_replace_fragment "$node" format-encrypted-k2.properties "$E2E_ROOT/tests/e2e/config/format-encrypted-k2-only.properties"
+node_start "$node"
+e2e_client offsets,verify --bootstrap "$bootstrap" --topics "$topics,e2e-later:plain"
+for topic in e2e-plain e2e-zstd e2e-txn e2e-later; do stored_check "$topic" k2 > /dev/null; done
+# The independent reader has k2's private key only now.
 decode tier "$E2E_TIER_DIR" "$E2E_KEY_DIR"
 
 e2e_client metadata-in-tier --bootstrap "$bootstrap" --topics "$topics" --tier "$tier_spec"

@@ -2,11 +2,12 @@
 
 use {
     clap::{Parser, Subcommand},
+    krabka_envelope::{KeyPairFiles, RsaKeyPairs},
     krabka_object_store::{ObjectStoreConfig, build_object_store},
     krabka_tier::{
         Authenticity, ExportRange, ExportSummary, PartitionListing, SegmentListing, Source,
         TierError, ValueEncoding, add_details, authenticate_partition, export_log_file,
-        export_partition_observed, list_tier, record_json, trusted_keys,
+        export_partition_observed, list_tier, record_json, rewrap_tier, trusted_keys,
     },
     krabka_worm::TrustedManifestKeys,
     object_store::ObjectStore,
@@ -115,6 +116,23 @@ enum Command {
         #[arg(long = "public-key")]
         public_keys: Vec<String>,
     },
+    /// Re-wraps the data key of every encrypted segment under the active key
+    /// pair, rewriting only each segment's envelope (docs/chunked-format.md).
+    /// Afterwards the older pairs can be dropped from the configuration.
+    Rewrap {
+        #[command(flatten)]
+        source: Source,
+        /// A key pair, `ID=PUBLIC.pem,PRIVATE.pem`; repeat for every pair
+        /// that wrapped a segment of the tier.
+        #[arg(long = "key-pair", required = true)]
+        key_pairs: Vec<String>,
+        /// The id of the pair to wrap every data key with.
+        #[arg(long)]
+        active: String,
+        /// Count what would be rewrapped; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// What `export` writes.
@@ -136,7 +154,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let source = match &cli.command {
-        Command::List { source, .. } | Command::Export { source, .. } => source,
+        Command::List { source, .. }
+        | Command::Export { source, .. }
+        | Command::Rewrap { source, .. } => source,
     };
     let config = match source.config() {
         Ok(config) => config,
@@ -170,6 +190,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             Err(err) => return fail(&err),
         };
         match cli.command {
+            Command::Rewrap {
+                key_pairs,
+                active,
+                dry_run,
+                ..
+            } => rewrap(&*store, &listing, &key_pairs, &active, dry_run).await,
             Command::List { json, .. } => {
                 let mut listing = listing;
                 if let Err(err) = add_details(&*store, &mut listing).await {
@@ -236,6 +262,61 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             }
         }
     })
+}
+
+/// `rewrap`: loads the key pairs, rewraps, prints what it did.
+async fn rewrap(
+    store: &dyn ObjectStore,
+    listing: &[PartitionListing],
+    key_pairs: &[String],
+    active: &str,
+    dry_run: bool,
+) -> u8 {
+    let mut pairs = Vec::with_capacity(key_pairs.len());
+    for pair in key_pairs {
+        let parsed = pair.split_once('=').and_then(|(id, files)| {
+            let (public, private) = files.split_once(',')?;
+            Some(KeyPairFiles {
+                id: id.to_owned(),
+                public_key_file: PathBuf::from(public),
+                private_key_file: PathBuf::from(private),
+            })
+        });
+        match parsed {
+            Some(files) => pairs.push(files),
+            None => {
+                eprintln!("krabka-tier: --key-pair {pair}: expected ID=PUBLIC.pem,PRIVATE.pem");
+                return USAGE;
+            }
+        }
+    }
+    let keys = match RsaKeyPairs::load(active, &pairs) {
+        Ok(keys) => keys,
+        Err(err) => {
+            eprintln!("krabka-tier: {err}");
+            return USAGE;
+        }
+    };
+    let summary = match rewrap_tier(store, listing, &keys, dry_run).await {
+        Ok(summary) => summary,
+        Err(err) => return fail(&err),
+    };
+    let verb = if dry_run { "would rewrap" } else { "rewrapped" };
+    println!(
+        "{verb} {} segment(s) under key pair {active}; {} already under it, {} not encrypted, {} failed",
+        summary.rewrapped,
+        summary.already_active,
+        summary.not_encrypted,
+        summary.failed.len()
+    );
+    for (key, reason) in &summary.failed {
+        eprintln!("krabka-tier: {key}: {reason}");
+    }
+    if summary.failed.is_empty() {
+        OK
+    } else {
+        UNREADABLE
+    }
 }
 
 fn print_listing(listing: &[PartitionListing], json: bool) -> u8 {

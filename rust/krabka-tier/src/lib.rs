@@ -20,6 +20,7 @@ mod feed;
 mod listing;
 mod log_file;
 mod record_json;
+mod rewrap;
 mod source;
 
 pub use {
@@ -36,5 +37,6 @@ pub use {
     listing::{PartitionListing, SegmentListing, add_details, list_tier},
     log_file::export_log_file,
     record_json::{ValueEncoding, record_json},
+    rewrap::{ENVELOPE_SUFFIX, RewrapSummary, rewrap_tier},
     source::Source,
 };

@@ -1,0 +1,255 @@
+//! `krabka-tier rewrap`: every encrypted segment of a filesystem tier put
+//! under the active key pair by rewriting its envelope alone; the old pair
+//! can then be dropped.
+
+#![allow(missing_docs)]
+
+use {
+    aws_lc_rs::{
+        encoding::{AsDer, Pkcs8V1Der},
+        rsa::{KeySize, PrivateDecryptingKey},
+    },
+    bytes::Bytes,
+    krabka_envelope::{Cipher, Compression, KeyPairFiles, RsaKeyPairs, SegmentCodec},
+    krabka_remote_storage::{
+        LocalTieredStorage, LogSegmentData, RemoteLogSegmentId, RemoteLogSegmentMetadata,
+        RemoteStorageManager, TopicIdPartition,
+    },
+    std::{
+        collections::BTreeMap, fs, io::Read, os::unix::fs::PermissionsExt, path::Path,
+        process::Command, sync::Arc,
+    },
+    uuid::Uuid,
+};
+
+fn write_key_pair(dir: &Path, id: &str) -> KeyPairFiles {
+    let private = PrivateDecryptingKey::generate(KeySize::Rsa2048).unwrap();
+    let private_der = AsDer::<Pkcs8V1Der<'_>>::as_der(&private).unwrap();
+    let public_der = private.public_key().as_der().unwrap();
+    let files = KeyPairFiles {
+        id: id.to_owned(),
+        public_key_file: dir.join(format!("{id}.public.pem")),
+        private_key_file: dir.join(format!("{id}.private.pem")),
+    };
+    let pem = |label, der: &[u8]| {
+        pem_rfc7468::encode_string(label, pem_rfc7468::LineEnding::LF, der).unwrap()
+    };
+    fs::write(
+        &files.private_key_file,
+        pem("PRIVATE KEY", private_der.as_ref()),
+    )
+    .unwrap();
+    fs::set_permissions(&files.private_key_file, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::write(
+        &files.public_key_file,
+        pem("PUBLIC KEY", public_der.as_ref()),
+    )
+    .unwrap();
+    files
+}
+
+fn tier(root: &Path, active: &str, pairs: &[KeyPairFiles]) -> LocalTieredStorage {
+    LocalTieredStorage::new(root.to_path_buf())
+        .with_codec(SegmentCodec {
+            chunk_size: 4096,
+            compression: Some(Compression::default()),
+            encryption: Some(Cipher::Aes256Gcm),
+            keys: Some(Arc::new(RsaKeyPairs::load(active, pairs).unwrap())),
+        })
+        .unwrap()
+}
+
+/// Copies a segment of `log` starting at `start` and returns its metadata
+/// as Kafka hands it back (with the copy's custom metadata).
+fn copy(
+    tier: &LocalTieredStorage,
+    scratch: &Path,
+    start: i64,
+    log: &[u8],
+) -> RemoteLogSegmentMetadata {
+    let partition = TopicIdPartition::new(Uuid::from_u128(5), "orders", 0);
+    let id = RemoteLogSegmentId::new(partition, Uuid::new_v4());
+    let metadata = RemoteLogSegmentMetadata::new(
+        id,
+        start,
+        start + 9,
+        1_700_000_000_000,
+        1,
+        1_700_000_000_000,
+        krabka_remote_storage::RemoteLogSegmentDetails::new(
+            i32::try_from(log.len()).unwrap(),
+            krabka_remote_storage::RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(krabka_ids::LeaderEpoch(0), start)]),
+        ),
+    )
+    .unwrap();
+    fs::create_dir_all(scratch).unwrap();
+    let put = |name: &str, bytes: &[u8]| {
+        let path = scratch.join(format!("{start}{name}"));
+        fs::write(&path, bytes).unwrap();
+        path
+    };
+    let data = LogSegmentData {
+        log_segment: put(".log", log),
+        offset_index: put(".index", &[0; 16]),
+        time_index: put(".timeindex", &[0; 24]),
+        transaction_index: None,
+        producer_snapshot_index: None,
+        leader_epoch_index: Bytes::from_static(b"0\n1\n0 0\n"),
+    };
+    let custom = tier.copy_log_segment_data(&metadata, &data).unwrap();
+    metadata.with_custom_metadata(custom)
+}
+
+fn read(tier: &LocalTieredStorage, metadata: &RemoteLogSegmentMetadata) -> Vec<u8> {
+    let mut out = Vec::new();
+    tier.fetch_log_segment(metadata, 0, None)
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_krabka-tier"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn stored_logs(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for dir in fs::read_dir(root).unwrap() {
+        for file in fs::read_dir(dir.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|ext| ext == "log" || ext == "index")
+            {
+                out.insert(path.display().to_string(), fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn rewrap_moves_every_segment_to_the_active_pair_and_touches_no_data() {
+    let keys = tempfile::tempdir().unwrap();
+    let (k1, k2) = (
+        write_key_pair(keys.path(), "k1"),
+        write_key_pair(keys.path(), "k2"),
+    );
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("tier");
+    let scratch = work.path().join("scratch");
+    let logs: Vec<Vec<u8>> = (0..3u8).map(|n| vec![b'a' + n; 10_000]).collect();
+    let under_k1 = tier(&root, "k1", std::slice::from_ref(&k1));
+    let first = copy(&under_k1, &scratch, 0, &logs[0]);
+    let second = copy(&under_k1, &scratch, 10, &logs[1]);
+    let under_k2 = tier(&root, "k2", &[k1.clone(), k2.clone()]);
+    let third = copy(&under_k2, &scratch, 20, &logs[2]);
+    let before = stored_logs(&root);
+
+    let pair = |files: &KeyPairFiles| {
+        format!(
+            "{}={},{}",
+            files.id,
+            files.public_key_file.display(),
+            files.private_key_file.display()
+        )
+    };
+    let root_arg = root.display().to_string();
+    let (k1_arg, k2_arg) = (pair(&k1), pair(&k2));
+    let args = [
+        "rewrap",
+        "--local",
+        &root_arg,
+        "--key-pair",
+        &k1_arg,
+        "--key-pair",
+        &k2_arg,
+        "--active",
+        "k2",
+    ];
+    let (code, out, err) = run(&[&args[..], &["--dry-run"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("would rewrap 2 segment(s) under key pair k2; 1 already under it"),
+        "{out}"
+    );
+    // A dry run changed nothing: k2 alone cannot read k1's segments yet.
+    let only_k2 = tier(&root, "k2", std::slice::from_ref(&k2));
+    assert!(only_k2.fetch_log_segment(&first, 0, None).is_err());
+
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("rewrapped 2 segment(s) under key pair k2; 1 already under it, 0 not encrypted, 0 failed"), "{out}");
+    assert_eq!(
+        stored_logs(&root),
+        before,
+        "a rewrap rewrites envelopes only"
+    );
+    let only_k2 = tier(&root, "k2", std::slice::from_ref(&k2));
+    for (metadata, log) in [(&first, &logs[0]), (&second, &logs[1]), (&third, &logs[2])] {
+        assert_eq!(&read(&only_k2, metadata), log);
+    }
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("rewrapped 0 segment(s) under key pair k2; 3 already under it"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_segment_no_configured_pair_unwraps_is_reported_and_left_alone() {
+    let keys = tempfile::tempdir().unwrap();
+    let (k1, k2) = (
+        write_key_pair(keys.path(), "k1"),
+        write_key_pair(keys.path(), "k2"),
+    );
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("tier");
+    let metadata = copy(
+        &tier(&root, "k1", std::slice::from_ref(&k1)),
+        &work.path().join("s"),
+        0,
+        b"records",
+    );
+    let root_arg = root.display().to_string();
+    let k2_arg = format!(
+        "k2={},{}",
+        k2.public_key_file.display(),
+        k2.private_key_file.display()
+    );
+    let (code, out, err) = run(&[
+        "rewrap",
+        "--local",
+        &root_arg,
+        "--key-pair",
+        &k2_arg,
+        "--active",
+        "k2",
+    ]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("1 failed"), "{out}");
+    assert!(err.contains(".envelope") && err.contains("\"k1\""), "{err}");
+    // Still readable under k1: nothing was written.
+    assert_eq!(read(&tier(&root, "k1", &[k1]), &metadata), b"records");
+    let (code, _, err) = run(&[
+        "rewrap",
+        "--local",
+        &root_arg,
+        "--key-pair",
+        "k2=nope",
+        "--active",
+        "k2",
+    ]);
+    assert_eq!(code, 64, "{err}");
+}
