@@ -20,8 +20,9 @@
 #           follower taking over;
 #           native-logs: a native WARN (S3 endpoint unreachable at start) reaches server.log under its
 #           io.krabka.native.* logger, with no secret;
-#           encrypted: compressed and encrypted segments (key pairs from openssl) on the filesystem tier,
-#           read back, a key rotation across a restart, krabka-tier rewrap and the old key dropped,
+#           encrypted-s3 (and encrypted-fs on the oldest): compressed and encrypted segments (key pairs
+#           from openssl) on SeaweedFS (the filesystem), read back, a key rotation across a restart,
+#           krabka-tier rewrap and the old key dropped, krabka-tier export and replay given the key (s3),
 #           an independent Python reader of the format, retention and topic deletion;
 #           panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
@@ -58,7 +59,7 @@ if [[ $rsm == krabka ]]; then
   need unzip unzip
   # The replay jar of the tier-read checks is built in the same gradle run (one start-up less).
   replay_jar=()
-  if [[ -z ${E2E_REPLAY_JAR:-} ]] && selected newest-fs-topic-based newest-s3-krabka-rlmm; then
+  if [[ -z ${E2E_REPLAY_JAR:-} ]] && selected newest-fs-topic-based newest-s3-krabka-rlmm newest-encrypted-s3; then
     replay_jar=(tierReplayJar)
   fi
   if [[ -z ${E2E_PLUGIN_JAR:-} ]]; then
@@ -86,10 +87,10 @@ if [[ $rsm == krabka ]]; then
   # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
   # replay jar (built unless given).
   # The Azure scenario lists the container with krabka-tier.
-  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory newest-encrypted; then
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory newest-encrypted-s3 oldest-encrypted-fs; then
     cargo build --locked -q -p krabka-tier
   fi
-  if selected newest-fs-topic-based newest-s3-krabka-rlmm; then
+  if selected newest-fs-topic-based newest-s3-krabka-rlmm newest-encrypted-s3; then
     [[ -n ${E2E_TIER_BIN:-} ]] || cargo build --locked -q -p krabka-tier
     (( ${#replay_jar[@]} == 0 )) || { need gradle gradle; gradle --no-daemon -q tierReplayJar; }
   fi
@@ -135,9 +136,10 @@ for kafka in newest oldest; do
   [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh $worm_rlmm")
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
-    scenarios+=("$kafka encrypted tests/e2e/encrypted.sh")
+    [[ $s3 == yes ]] && scenarios+=("$kafka encrypted-s3 tests/e2e/encrypted.sh s3 yes")
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
+  [[ $kafka == oldest && $rsm == krabka ]] && scenarios+=("$kafka encrypted-fs tests/e2e/encrypted.sh filesystem")
 done
 [[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-krabka-rlmm, rf2-leader-killed, worm, native-logs (the plugin jar has no S3 backend yet)"
 [[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"

@@ -5,11 +5,14 @@ Written from the specification with Python's `cryptography` (RSA-OAEP, AES-256-G
 ChaCha20-Poly1305) and `zstandard`, sharing no code with the Rust implementation.
 
   decode.py vectors DOC            checks the test vectors of docs/chunked-format.md
-  decode.py tier TIER_DIR KEY_DIR  decodes every chunked segment of a filesystem tier with the
-                                   private keys KEY_DIR/<id>-private.pem, checks every object
-                                   decodes and that each log is Kafka record batches (v2, CRC-32C
-                                   right, offsets contiguous from the segment's base offset), and
-                                   prints one line per topic
+  decode.py tier TIER KEY_DIR      decodes every chunked segment of a tier with the private keys
+                                   KEY_DIR/<id>-private.pem, checks every object decodes, that each
+                                   log is Kafka record batches (v2, CRC-32C right, offsets contiguous
+                                   from the segment's base offset), that every stored .log has its
+                                   envelope and none holds a record key (`<topic>/`) in the clear, and
+                                   prints one line per topic with the key ids that wrap its segments.
+                                   TIER is a directory, or s3://BUCKET/PREFIX read with boto3 from
+                                   $S3_ENDPOINT (credentials from the AWS environment variables)
 """
 import os
 import re
@@ -149,7 +152,42 @@ def check_vectors(doc):
     print("chunked-format vectors: AES-256-GCM, ChaCha20-Poly1305, envelope and stored object check")
 
 
-def check_tier(tier, key_dir):
+class LocalTier:
+    """A filesystem tier: keys are paths relative to its root."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def keys(self):
+        for directory, _, files in os.walk(self.root):
+            for name in files:
+                yield os.path.relpath(os.path.join(directory, name), self.root)
+
+    def read(self, key):
+        with open(os.path.join(self.root, key), "rb") as f:
+            return f.read()
+
+
+class S3Tier:
+    """A bucket (and prefix) of an S3 server, read with boto3."""
+
+    def __init__(self, url):
+        import boto3
+        bucket, _, prefix = url[len("s3://"):].partition("/")
+        self.bucket, self.prefix = bucket, prefix.rstrip("/") + "/" if prefix else ""
+        self.client = boto3.client("s3", endpoint_url=os.environ["S3_ENDPOINT"], region_name="us-east-1")
+
+    def keys(self):
+        for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.prefix):
+            for item in page.get("Contents", []):
+                yield item["Key"][len(self.prefix):]
+
+    def read(self, key):
+        return self.client.get_object(Bucket=self.bucket, Key=self.prefix + key)["Body"].read()
+
+
+def check_tier(tier_location, key_dir):
+    tier = S3Tier(tier_location) if tier_location.startswith("s3://") else LocalTier(tier_location)
     keys = {}
     for name in os.listdir(key_dir):
         if name.endswith("-private.pem"):
@@ -157,32 +195,40 @@ def check_tier(tier, key_dir):
                 keys[name[:-len("-private.pem")]] = serialization.load_pem_private_key(f.read(), None)
     oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
     per_topic = {}
-    for root, _, files in os.walk(tier):
-        for name in sorted(files):
-            if not name.endswith(".envelope"):
+    all_keys = sorted(tier.keys())
+    envelopes = {key for key in all_keys if key.endswith(".envelope")}
+    for key in all_keys:
+        if not key.endswith(".log") or "/" not in key:
+            continue
+        directory, name = key.rsplit("/", 1)
+        partition_dir = re.fullmatch(r"(.+)-(\d+)-([A-Za-z0-9_-]{22})", os.path.basename(directory))
+        if partition_dir is None:
+            continue
+        topic = partition_dir.group(1)
+        stem = key[:-len(".log")]
+        if not re.fullmatch(r"\d{20}-[A-Za-z0-9_-]{22}", os.path.basename(stem)):
+            continue
+        assert stem + ".envelope" in envelopes, f"{key} has no envelope"
+        stored_log = tier.read(key)
+        assert (topic + "/").encode() not in stored_log, f"{key} holds a record key in the clear"
+        envelope = Envelope(tier.read(stem + ".envelope"))
+        data_key = keys[envelope.key_id].decrypt(envelope.wrapped, oaep) if envelope.cipher else None
+        aead = envelope.aead(data_key) if data_key else None
+        for kind, suffix in KINDS.items():
+            if kind not in envelope.objects:
                 continue
-            stem = name[:-len(".envelope")]
-            base_offset = int(stem.split("-", 1)[0])
-            raw = open(os.path.join(root, name), "rb").read()
-            envelope = Envelope(raw)
-            data_key = keys[envelope.key_id].decrypt(envelope.wrapped, oaep) if envelope.cipher else None
-            aead = envelope.aead(data_key) if data_key else None
-            for kind, suffix in KINDS.items():
-                if kind not in envelope.objects:
-                    continue
-                stored = open(os.path.join(root, stem + suffix), "rb").read()
-                plain = envelope.decode(kind, stored, aead)
-                if kind == 0:
-                    batches = check_batches(plain, base_offset)
-                    topic = os.path.basename(root).rsplit("-", 2)[0]
-                    seen = per_topic.setdefault(topic, [0, 0, set()])
-                    seen[0] += 1
-                    seen[1] += batches
-                    seen[2].add(envelope.key_id)
-    assert per_topic, f"no chunked segment under {tier}"
+            stored = stored_log if kind == 0 else tier.read(stem + suffix)
+            plain = envelope.decode(kind, stored, aead)
+            if kind == 0:
+                batches = check_batches(plain, int(os.path.basename(stem).split("-", 1)[0]))
+                seen = per_topic.setdefault(topic, [0, 0, set()])
+                seen[0] += 1
+                seen[1] += batches
+                seen[2].add(envelope.key_id)
+    assert per_topic, f"no chunked segment under {tier_location}"
     for topic, (segments, batches, key_ids) in sorted(per_topic.items()):
         print(f"independent decoder: {topic}: {segments} segments, {batches} record batches, "
-              f"keys {','.join(sorted(key_ids))}: every chunk opens, every batch CRC holds")
+              f"keys {','.join(sorted(key_ids))}: every chunk opens, every batch CRC holds, no key in the clear")
 
 
 if __name__ == "__main__":

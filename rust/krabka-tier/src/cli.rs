@@ -3,7 +3,7 @@
 use {
     clap::{Parser, Subcommand},
     krabka_envelope::{KeyPairFiles, RsaKeyPairs},
-    krabka_object_store::{ObjectStoreConfig, build_object_store},
+    krabka_object_store::ObjectStoreConfig,
     krabka_tier::{
         Authenticity, ExportRange, ExportSummary, PartitionListing, SegmentListing, Source,
         TierError, ValueEncoding, add_details, authenticate_partition, export_log_file,
@@ -119,13 +119,11 @@ enum Command {
     /// Re-wraps the data key of every encrypted segment under the active key
     /// pair, rewriting only each segment's envelope (docs/chunked-format.md).
     /// Afterwards the older pairs can be dropped from the configuration.
+    ///
+    /// Give every pair that wrapped a segment with `--key-pair`.
     Rewrap {
         #[command(flatten)]
         source: Source,
-        /// A key pair, `ID=PUBLIC.pem,PRIVATE.pem`; repeat for every pair
-        /// that wrapped a segment of the tier.
-        #[arg(long = "key-pair", required = true)]
-        key_pairs: Vec<String>,
         /// The id of the pair to wrap every data key with.
         #[arg(long)]
         active: String,
@@ -158,22 +156,29 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         | Command::Export { source, .. }
         | Command::Rewrap { source, .. } => source,
     };
-    let config = match source.config() {
-        Ok(config) => config,
+    let access = match source.access() {
+        Ok(access) => access,
         Err(usage) => {
             eprintln!("krabka-tier: {usage}");
             return USAGE;
         }
     };
-    if let ObjectStoreConfig::Local { root } = &config {
+    if let ObjectStoreConfig::Local { root } = &access.config {
         if !root.is_dir() {
             eprintln!("krabka-tier: {} is not a directory", root.display());
             return UNREADABLE;
         }
     }
-    let store = match build_object_store(&config) {
+    let store = match access.store() {
         Ok(store) => store,
-        Err(err) => return fail(&TierError::Config(err)),
+        Err(err) => return fail(&err),
+    };
+    let key_pairs = match source.key_pair_files() {
+        Ok(pairs) => pairs,
+        Err(usage) => {
+            eprintln!("krabka-tier: {usage}");
+            return USAGE;
+        }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -191,10 +196,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         };
         match cli.command {
             Command::Rewrap {
-                key_pairs,
-                active,
-                dry_run,
-                ..
+                active, dry_run, ..
             } => rewrap(&*store, &listing, &key_pairs, &active, dry_run).await,
             Command::List { json, .. } => {
                 let mut listing = listing;
@@ -268,29 +270,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
 async fn rewrap(
     store: &dyn ObjectStore,
     listing: &[PartitionListing],
-    key_pairs: &[String],
+    pairs: &[KeyPairFiles],
     active: &str,
     dry_run: bool,
 ) -> u8 {
-    let mut pairs = Vec::with_capacity(key_pairs.len());
-    for pair in key_pairs {
-        let parsed = pair.split_once('=').and_then(|(id, files)| {
-            let (public, private) = files.split_once(',')?;
-            Some(KeyPairFiles {
-                id: id.to_owned(),
-                public_key_file: PathBuf::from(public),
-                private_key_file: PathBuf::from(private),
-            })
-        });
-        match parsed {
-            Some(files) => pairs.push(files),
-            None => {
-                eprintln!("krabka-tier: --key-pair {pair}: expected ID=PUBLIC.pem,PRIVATE.pem");
-                return USAGE;
-            }
-        }
-    }
-    let keys = match RsaKeyPairs::load(active, &pairs) {
+    let keys = match RsaKeyPairs::load(active, pairs) {
         Ok(keys) => keys,
         Err(err) => {
             eprintln!("krabka-tier: {err}");

@@ -15,12 +15,12 @@
 //! ```
 
 use {
+    crate::TierAccess,
     crate::{
         Authenticity, ExportRange, ExportSummary, ExportedRecord, PartitionListing, Source,
         TierError, authenticate_partition, export_partition, list_tier, trusted_keys,
     },
     clap::Parser,
-    krabka_object_store::{ObjectStoreConfig, build_object_store},
     std::sync::{
         Mutex, PoisonError,
         mpsc::{Receiver, SyncSender, sync_channel},
@@ -98,7 +98,7 @@ struct FeedArgs {
 /// authenticated) once.
 #[derive(Debug)]
 pub struct ReplaySource {
-    config: ObjectStoreConfig,
+    access: TierAccess,
     range: ExportRange,
     partitions: Vec<PartitionListing>,
     refused: Vec<(i32, Vec<String>)>,
@@ -122,13 +122,13 @@ impl ReplaySource {
                 FeedError::Help(text)
             }
         })?;
-        let config = args.source.config().map_err(FeedError::Usage)?;
+        let access = args.source.access().map_err(FeedError::Usage)?;
         let trusted = if args.verify {
             Some(trusted_keys(&args.key_ids, &args.public_keys).map_err(FeedError::Usage)?)
         } else {
             None
         };
-        let store = build_object_store(&config).map_err(TierError::Config)?;
+        let store = access.store()?;
         let runtime = runtime()?;
         let prefix = args.source.prefix.clone();
         let (partitions, refused) = runtime.block_on(async {
@@ -158,7 +158,7 @@ impl ReplaySource {
             return Err(TierError::NoSuchPartition(format!("topic {}", args.topic)).into());
         }
         Ok(Self {
-            config,
+            access,
             range: ExportRange {
                 from_offset: args.from_offset,
                 to_offset: args.to_offset,
@@ -215,12 +215,12 @@ impl ReplaySource {
             .ok_or(FeedError::UnknownPartition(partition))?
             .clone();
         let (sender, chunks) = sync_channel(CHUNKS_AHEAD);
-        let config = self.config.clone();
+        let access = self.access.clone();
         let range = self.range;
         std::thread::Builder::new()
             .name(format!("krabka-tier-feed-{partition}"))
             .spawn(move || {
-                let end = read(&config, &listing, &range, skip, chunk_bytes, &sender);
+                let end = read(&access, &listing, &range, skip, chunk_bytes, &sender);
                 let _ = sender.send(end);
             })
             .map_err(FeedError::Runtime)?;
@@ -262,7 +262,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, FeedError> {
 
 /// Reads the partition into chunks sent to `sender`; returns the end chunk.
 fn read(
-    config: &ObjectStoreConfig,
+    access: &TierAccess,
     listing: &PartitionListing,
     range: &ExportRange,
     skip: u64,
@@ -270,7 +270,7 @@ fn read(
     sender: &SyncSender<Vec<u8>>,
 ) -> Vec<u8> {
     let exported = (|| {
-        let store = build_object_store(config).map_err(TierError::Config)?;
+        let store = access.store()?;
         let runtime = runtime()?;
         let mut chunk = Chunk::default();
         let mut seen = 0u64;

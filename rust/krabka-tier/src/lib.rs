@@ -12,6 +12,7 @@
 
 mod authenticate;
 mod batches;
+mod decoding;
 mod details;
 mod epochs;
 mod error;
@@ -26,6 +27,7 @@ mod source;
 pub use {
     authenticate::{Authenticity, authenticate_partition, trusted_keys},
     batches::{BatchStream, RawBatch, StreamProblem},
+    decoding::DecodingStore,
     details::{EpochStart, SegmentDetails, segment_details},
     epochs::{CheckpointError, EpochLineage, parse_leader_epoch_checkpoint},
     error::TierError,
@@ -38,5 +40,5 @@ pub use {
     log_file::export_log_file,
     record_json::{ValueEncoding, record_json},
     rewrap::{ENVELOPE_SUFFIX, RewrapSummary, rewrap_tier},
-    source::Source,
+    source::{Source, TierAccess},
 };

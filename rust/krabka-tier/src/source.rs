@@ -2,11 +2,15 @@
 //! `krabka-tier` and the replay tool).
 
 use {
+    crate::{DecodingStore, TierError},
     clap::Args,
+    krabka_envelope::{KeyPairFiles, KeyRing, RsaKeyPairs},
     krabka_object_store::{
         AzureConfig, AzureCredentials, GcsConfig, ObjectStoreConfig, S3Config, Secret,
+        build_object_store,
     },
-    std::path::PathBuf,
+    object_store::ObjectStore,
+    std::{path::PathBuf, sync::Arc},
 };
 
 /// Where the tier is.
@@ -55,6 +59,33 @@ pub struct Source {
     /// Key prefix of the tier (`rsm.config.prefix`).
     #[arg(long)]
     pub prefix: Option<String>,
+    /// An RSA key pair of encrypted segments (docs/chunked-format.md),
+    /// `ID=PUBLIC.pem,PRIVATE.pem`; repeat for every pair that wrapped a
+    /// segment to read.
+    #[arg(long = "key-pair")]
+    pub key_pairs: Vec<String>,
+}
+
+/// A tier to read: where it is, and the key pairs of its encrypted
+/// segments.
+#[derive(Debug, Clone)]
+pub struct TierAccess {
+    /// The store.
+    pub config: ObjectStoreConfig,
+    /// The key pairs, if any were given.
+    pub keys: Option<Arc<dyn KeyRing>>,
+}
+
+impl TierAccess {
+    /// The tier's store, in which segments in the chunked format read as
+    /// Kafka's plain bytes ([`DecodingStore`]).
+    ///
+    /// # Errors
+    /// [`TierError::Config`] when the store cannot be built.
+    pub fn store(&self) -> Result<Arc<dyn ObjectStore>, TierError> {
+        let inner = build_object_store(&self.config).map_err(TierError::Config)?;
+        Ok(Arc::new(DecodingStore::new(inner, self.keys.clone())))
+    }
 }
 
 /// Environment variable holding the Azure storage account's shared key.
@@ -64,6 +95,46 @@ pub const AZURE_ACCESS_KEY_ENV: &str = "AZURE_STORAGE_ACCESS_KEY";
 pub const AZURE_SAS_TOKEN_ENV: &str = "AZURE_STORAGE_SAS_TOKEN";
 
 impl Source {
+    /// The key pairs of `--key-pair`.
+    ///
+    /// # Errors
+    /// A usage message for a value that is not `ID=PUBLIC.pem,PRIVATE.pem`.
+    pub fn key_pair_files(&self) -> Result<Vec<KeyPairFiles>, String> {
+        self.key_pairs
+            .iter()
+            .map(|pair| {
+                pair.split_once('=')
+                    .and_then(|(id, files)| {
+                        let (public, private) = files.split_once(',')?;
+                        Some(KeyPairFiles {
+                            id: id.to_owned(),
+                            public_key_file: PathBuf::from(public),
+                            private_key_file: PathBuf::from(private),
+                        })
+                    })
+                    .ok_or_else(|| format!("--key-pair {pair}: expected ID=PUBLIC.pem,PRIVATE.pem"))
+            })
+            .collect()
+    }
+
+    /// Where the tier is and the key pairs to read it with (each read once,
+    /// here).
+    ///
+    /// # Errors
+    /// A usage message, as [`Source::config`] and [`Source::key_pair_files`]
+    /// say, or for a key pair that cannot be used.
+    pub fn access(&self) -> Result<TierAccess, String> {
+        let config = self.config()?;
+        let pairs = self.key_pair_files()?;
+        let keys = match pairs.first() {
+            None => None,
+            Some(first) => Some(Arc::new(
+                RsaKeyPairs::load(&first.id, &pairs).map_err(|err| err.to_string())?,
+            ) as Arc<dyn KeyRing>),
+        };
+        Ok(TierAccess { config, keys })
+    }
+
     /// The store configuration.
     ///
     /// # Errors

@@ -253,3 +253,105 @@ fn a_segment_no_configured_pair_unwraps_is_reported_and_left_alone() {
     ]);
     assert_eq!(code, 64, "{err}");
 }
+
+/// A segment Apache Kafka wrote (offsets from 100), with its indexes.
+fn kafka_segment(scratch: &Path) -> LogSegmentData {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/kafka/plain");
+    fs::create_dir_all(scratch).unwrap();
+    let copy = |name: &str| {
+        let path = scratch.join(name);
+        fs::copy(fixtures.join(name), &path).unwrap();
+        path
+    };
+    LogSegmentData {
+        log_segment: copy("00000000000000000100.log"),
+        offset_index: copy("00000000000000000100.index"),
+        time_index: copy("00000000000000000100.timeindex"),
+        transaction_index: None,
+        producer_snapshot_index: None,
+        leader_epoch_index: Bytes::from_static(b"0\n1\n7 100\n"),
+    }
+}
+
+/// `tier` holding the Kafka-written segment as partition 2 of `orders`.
+fn kafka_tier(tier: &LocalTieredStorage, scratch: &Path) {
+    let size = fs::metadata(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/kafka/plain/00000000000000000100.log"),
+    )
+    .unwrap()
+    .len();
+    let partition = TopicIdPartition::new(Uuid::from_u128(7), "orders", 2);
+    let metadata = RemoteLogSegmentMetadata::new(
+        RemoteLogSegmentId::new(partition, Uuid::from_u128(9)),
+        100,
+        199,
+        1_700_000_000_000,
+        1,
+        1_700_000_000_000,
+        krabka_remote_storage::RemoteLogSegmentDetails::new(
+            i32::try_from(size).unwrap(),
+            krabka_remote_storage::RemoteLogSegmentState::CopySegmentStarted,
+            BTreeMap::from([(krabka_ids::LeaderEpoch(0), 100)]),
+        ),
+    )
+    .unwrap();
+    tier.copy_log_segment_data(&metadata, &kafka_segment(scratch))
+        .unwrap();
+}
+
+#[test]
+fn list_and_export_read_chunked_segments_as_they_read_plain_ones() {
+    let keys = tempfile::tempdir().unwrap();
+    let k1 = write_key_pair(keys.path(), "k1");
+    let work = tempfile::tempdir().unwrap();
+    let (plain_root, chunked_root) = (work.path().join("plain"), work.path().join("chunked"));
+    kafka_tier(
+        &LocalTieredStorage::new(plain_root.clone()),
+        &work.path().join("s1"),
+    );
+    kafka_tier(
+        &tier(&chunked_root, "k1", std::slice::from_ref(&k1)),
+        &work.path().join("s2"),
+    );
+    let pair = format!(
+        "k1={},{}",
+        k1.public_key_file.display(),
+        k1.private_key_file.display()
+    );
+    let (plain, chunked) = (
+        plain_root.display().to_string(),
+        chunked_root.display().to_string(),
+    );
+
+    for command in [
+        &["list", "--json"][..],
+        &["export", "--topic", "orders", "--utf8"][..],
+    ] {
+        // (The fixture has a gap of offsets, so export exits 2 on both.)
+        let (plain_code, expected, plain_err) = run(&[command, &["--local", &plain]].concat());
+        let (code, got, err) =
+            run(&[command, &["--local", &chunked, "--key-pair", &pair]].concat());
+        assert_eq!(code, plain_code, "{err}");
+        assert!(code == 0 || code == 2, "{plain_err}");
+        if command[0] == "export" {
+            assert_eq!(got, expected);
+            assert!(got.lines().count() >= 3, "{got} / {err}");
+        } else {
+            // The same partitions and copies, the same last offsets and sizes
+            // (originals), plus the envelope among the files.
+            let (expected, got): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(&expected).unwrap(),
+                serde_json::from_str(&got).unwrap(),
+            );
+            let (want, have) = (&expected[0]["segments"][0], &got[0]["segments"][0]);
+            assert_eq!(have["log_bytes"], want["log_bytes"]);
+            assert_eq!(have["details"], want["details"]);
+            assert!(have["files"][".envelope"].is_string(), "{have}");
+        }
+    }
+    // Without the key the export says which key it lacks; with a wrong one, too.
+    let (code, _, err) = run(&["export", "--local", &chunked, "--topic", "orders"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("\"k1\""), "{err}");
+}
