@@ -114,7 +114,8 @@ e2e_client metadata-in-tier --bootstrap "$bootstrap" --topics "$topics" --tier "
 e2e_client delete-records,retention --bootstrap "$bootstrap" --topics e2e-plain:plain --tier "$tier_spec" "${s3[@]}"
 e2e_client delete-topic --bootstrap "$bootstrap" --topics e2e-zstd:zstd --tier "$tier_spec" "${s3[@]}"
 # Nothing of the deleted topic is left: no log, no envelope.
-if "$tier_bin" list "${tier_source[@]}" --json | python3 -c '
+if "$tier_bin" list "${tier_source[@]}" --json \
+  --key-pair "k2=$E2E_KEY_DIR/k2-public.pem,$E2E_KEY_DIR/k2-private.pem" | python3 -c '
 import json, sys
 left = [s for p in json.load(sys.stdin) if p["topic"] == "e2e-zstd" for s in p["segments"]]
 sys.exit(1 if left else 0)'; then

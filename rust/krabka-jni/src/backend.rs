@@ -106,12 +106,12 @@ pub fn open_storage(config: BackendConfig) -> Result<Arc<Storage>, BridgeError> 
 }
 
 /// As [`open_storage`], writing and reading segments as `format` says
-/// (compressed and/or encrypted in the chunked format, or plain); every
-/// key pair's files are read here, once.
+/// (compressed and/or encrypted in the chunked format, or plain; the
+/// write-once archive too); every key pair's files are read here, once.
 ///
 /// # Errors
 /// As [`open_storage`]; a [`RemoteStorageError::Config`] for a key pair
-/// that cannot be used or a format the archive mode cannot take.
+/// that cannot be used.
 pub fn open_storage_with(
     config: BackendConfig,
     format: &FormatConfig,
@@ -134,15 +134,7 @@ pub fn open_storage_with(
                 .into_store()
                 .with_read_cache(read_cache)
                 .map_err(|err| RemoteStorageError::InvalidArgument(err.to_string()))?;
-            let tier = S3RemoteStorage::on(handle);
-            if worm.is_some() && !codec.writes_plain() {
-                return Err(RemoteStorageError::Config {
-                    what: "segment compression and encryption",
-                    source: "the write-once archive stores segments as Kafka wrote them; compression.enabled and encryption.enabled need worm.enabled false (see docs/chunked-format.md)".into(),
-                }
-                .into());
-            }
-            let tier = tier.with_codec(codec)?;
+            let tier = S3RemoteStorage::on(handle).with_codec(codec)?;
             let read_cache = tier.store_handle().read_cache().cloned();
             let requests = Arc::clone(tier.store_handle().request_metrics());
             let storage = match worm {

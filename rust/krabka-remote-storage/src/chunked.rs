@@ -117,8 +117,38 @@ impl ChunkedFormat {
                 SegmentFormat::Chunked(Arc::new(opened))
             }
         };
+        self.remember(segment, format.clone());
+        Ok(format)
+    }
+
+    /// The format of a segment known to have an envelope (an archived copy
+    /// whose manifest names one): remembered, or opened from
+    /// `read_envelope`'s bytes and remembered.
+    ///
+    /// # Errors
+    /// `read_envelope`'s errors; a malformed envelope or one whose data key
+    /// does not unwrap.
+    pub(crate) fn format_of_known(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        read_envelope: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<SegmentFormat> {
+        let segment = metadata.remote_log_segment_id().id;
+        if let Some(known @ SegmentFormat::Chunked(_)) = self.lock().formats.get(&segment) {
+            return Ok(known.clone());
+        }
+        let envelope =
+            SegmentEnvelope::decode(&read_envelope()?, segment).map_err(envelope_error)?;
+        let opened =
+            OpenedSegment::open(envelope, self.codec.keys.as_deref()).map_err(envelope_error)?;
+        let format = SegmentFormat::Chunked(Arc::new(opened));
+        self.remember(segment, format.clone());
+        Ok(format)
+    }
+
+    fn remember(&self, segment: Uuid, format: SegmentFormat) {
         let mut known = self.lock();
-        if known.formats.insert(segment, format.clone()).is_none() {
+        if known.formats.insert(segment, format).is_none() {
             known.order.push_back(segment);
             while known.order.len() > REMEMBERED_SEGMENTS {
                 if let Some(oldest) = known.order.pop_front() {
@@ -126,7 +156,6 @@ impl ChunkedFormat {
                 }
             }
         }
-        Ok(format)
     }
 
     /// Whether segments without the marker are looked for an envelope.

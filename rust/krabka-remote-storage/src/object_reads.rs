@@ -4,8 +4,12 @@
 //! which version of it) is read.
 
 use {
-    crate::store_bridge::spi_error,
+    crate::{
+        chunked::{envelope_error, exclusive_end},
+        store_bridge::spi_error,
+    },
     futures_util::FutureExt,
+    krabka_envelope::{ObjectKind, OpenedSegment},
     krabka_kafka::{
         IndexType, RemoteLogSegmentMetadata, RemoteStorageError, Result, SegmentReader,
     },
@@ -56,6 +60,67 @@ pub(crate) fn log_range(
     };
     let opened = store.runtime().block_on(open).map_err(spi_error)?;
     Ok(opened.into_reader())
+}
+
+/// Streams original bytes `[start, end]` (inclusive `end`, clamped) of a
+/// chunked segment's log `object`: the stored bytes of the chunks that
+/// cover them, through [`log_range`] (and so the read cache), decoded one
+/// chunk at a time.
+pub(crate) fn chunked_log_range(
+    store: &StoreHandle,
+    object: ObjectAt,
+    metadata: &RemoteLogSegmentMetadata,
+    opened: &Arc<OpenedSegment>,
+    start: u64,
+    end: Option<u64>,
+    next: Option<cache::NextObjects>,
+) -> Result<SegmentReader> {
+    if let Some(end) = end.filter(|end| *end < start) {
+        return Err(RemoteStorageError::InvalidArgument(format!(
+            "end_position {end} < start_position {start}"
+        )));
+    }
+    let size = opened
+        .original_size(ObjectKind::Log)
+        .map_err(envelope_error)?;
+    if start > size {
+        return Err(RemoteStorageError::InvalidArgument(format!(
+            "start_position {start} exceeds segment length {size}"
+        )));
+    }
+    let end = exclusive_end(end);
+    let span = opened
+        .span(ObjectKind::Log, start, end)
+        .map_err(envelope_error)?;
+    if span.stored.is_empty() {
+        return Ok(Box::new(std::io::empty()));
+    }
+    let stored = log_range(
+        store,
+        object,
+        metadata,
+        span.stored.start,
+        Some(span.stored.end - 1),
+        next,
+    )?;
+    let reader = opened
+        .range_reader(ObjectKind::Log, start, end, stored)
+        .map_err(envelope_error)?;
+    Ok(Box::new(reader))
+}
+
+/// Reads one whole index `object` of a chunked segment and decodes it.
+pub(crate) fn chunked_index(
+    store: &StoreHandle,
+    object: ObjectAt,
+    metadata: &RemoteLogSegmentMetadata,
+    opened: &Arc<OpenedSegment>,
+    index: IndexType,
+) -> Result<Vec<u8>> {
+    let stored = self::index(store, object, metadata, index)?;
+    opened
+        .decode_object(ObjectKind::of_index(index), &stored)
+        .map_err(envelope_error)
 }
 
 /// Reads one whole index `object` of the segment, through the handle's read

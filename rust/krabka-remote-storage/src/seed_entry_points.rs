@@ -18,8 +18,11 @@ impl S3RemoteStorage {
     ///
     /// # Errors
     /// Those of [`WormRemoteStorage::open`].
+    /// The archive stores copies as this tier's codec says
+    /// ([`S3RemoteStorage::with_codec`]).
     pub fn with_worm(self, config: WormConfig) -> Result<WormRemoteStorage> {
-        WormRemoteStorage::open(self.into_store(), config)
+        let codec = self.codec().clone();
+        WormRemoteStorage::open(self.into_store(), config)?.with_codec(codec)
     }
 
     /// [`WormRemoteStorage::unchecked`] on this tier's bucket: the archive
@@ -32,6 +35,12 @@ impl S3RemoteStorage {
         write_only: bool,
         evidence: String,
     ) -> WormRemoteStorage {
-        WormRemoteStorage::unchecked(self.into_store(), signer, write_only, evidence)
+        let codec = self.codec().clone();
+        let archive = WormRemoteStorage::unchecked(self.into_store(), signer, write_only, evidence);
+        // A fresh archive takes a codec the tier already validated.
+        match archive.with_codec(codec) {
+            Ok(archive) => archive,
+            Err(err) => unreachable!("a fresh archive refused its tier's codec: {err}"),
+        }
     }
 }

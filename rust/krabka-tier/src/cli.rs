@@ -197,7 +197,17 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         match cli.command {
             Command::Rewrap {
                 active, dry_run, ..
-            } => rewrap(&*store, &listing, &key_pairs, &active, dry_run).await,
+            } => {
+                rewrap(
+                    &*store,
+                    prefix.as_deref(),
+                    &listing,
+                    &key_pairs,
+                    &active,
+                    dry_run,
+                )
+                .await
+            }
             Command::List { json, .. } => {
                 let mut listing = listing;
                 if let Err(err) = add_details(&*store, &mut listing).await {
@@ -269,6 +279,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
 /// `rewrap`: loads the key pairs, rewraps, prints what it did.
 async fn rewrap(
     store: &dyn ObjectStore,
+    prefix: Option<&str>,
     listing: &[PartitionListing],
     pairs: &[KeyPairFiles],
     active: &str,
@@ -281,7 +292,7 @@ async fn rewrap(
             return USAGE;
         }
     };
-    let summary = match rewrap_tier(store, listing, &keys, dry_run).await {
+    let summary = match rewrap_tier(store, prefix, listing, &keys, dry_run).await {
         Ok(summary) => summary,
         Err(err) => return fail(&err),
     };

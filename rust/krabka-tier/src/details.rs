@@ -61,6 +61,30 @@ pub async fn segment_details(
     store: &dyn ObjectStore,
     segment: &SegmentListing,
 ) -> Result<SegmentDetails, TierError> {
+    match read_details(store, segment).await {
+        // A segment in the chunked format that cannot be decoded (its key
+        // pair not given, a damaged chunk) is a problem of that segment, not
+        // of the listing.
+        Err(TierError::Store {
+            key,
+            source:
+                object_store::Error::Generic {
+                    store: "chunked segment",
+                    source,
+                },
+            ..
+        }) => Ok(SegmentDetails {
+            problems: vec![format!("{key}: {source}")],
+            ..SegmentDetails::default()
+        }),
+        other => other,
+    }
+}
+
+async fn read_details(
+    store: &dyn ObjectStore,
+    segment: &SegmentListing,
+) -> Result<SegmentDetails, TierError> {
     let mut details = SegmentDetails::default();
     if let Some(key) = segment.file(IndexType::LeaderEpoch.suffix()) {
         if let Some(bytes) = read_small(store, key, &mut details.problems).await? {

@@ -25,6 +25,9 @@ pub enum TierError {
     /// A write-once archive could not be read to verify it.
     #[error("verifying the archive")]
     Verify(#[source] krabka_worm::VerifyError),
+    /// The tier refuses what was asked (a rewrap of a write-once archive).
+    #[error("refused: {0}")]
+    Refused(String),
     /// No partition of the tier matches the selection.
     #[error("no partition of the tier matches {0}")]
     NoSuchPartition(String),

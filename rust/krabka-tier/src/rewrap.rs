@@ -11,7 +11,9 @@
 
 use {
     crate::{PartitionListing, TierError},
+    futures_util::TryStreamExt,
     krabka_envelope::{EnvelopeError, KeyRing, SegmentEnvelope, WrappedKey},
+    krabka_object_store::CREATE_ONLY_PROBE_DIR,
     object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path},
     serde::Serialize,
 };
@@ -42,10 +44,32 @@ pub struct RewrapSummary {
 /// instead, and the rewrap goes on).
 pub async fn rewrap_tier(
     store: &dyn ObjectStore,
+    prefix: Option<&str>,
     partitions: &[PartitionListing],
     keys: &dyn KeyRing,
     dry_run: bool,
 ) -> Result<RewrapSummary, TierError> {
+    // An archive's envelopes are sealed by its manifests at the versions
+    // they name: a new version would never be read, so nothing is written.
+    let probes = Path::from(match prefix {
+        Some(prefix) => format!("{prefix}/{CREATE_ONLY_PROBE_DIR}"),
+        None => CREATE_ONLY_PROBE_DIR.to_owned(),
+    });
+    let archive = store
+        .list(Some(&probes))
+        .try_next()
+        .await
+        .map_err(|source| TierError::Store {
+            operation: "listing of",
+            key: probes.to_string(),
+            source,
+        })?
+        .is_some();
+    if archive {
+        return Err(TierError::Refused(
+            "the tier is a write-once archive: its envelopes are sealed by its manifests and cannot be rewritten; keep every key pair that wrapped a retained segment configured until the retention of its segments ends (docs/chunked-format.md)".to_owned(),
+        ));
+    }
     let mut summary = RewrapSummary::default();
     for segment in partitions.iter().flat_map(|p| &p.segments) {
         let Some(key) = segment.file(ENVELOPE_SUFFIX) else {

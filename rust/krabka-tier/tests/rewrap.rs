@@ -350,8 +350,65 @@ fn list_and_export_read_chunked_segments_as_they_read_plain_ones() {
             assert!(have["files"][".envelope"].is_string(), "{have}");
         }
     }
-    // Without the key the export says which key it lacks; with a wrong one, too.
+    // Without the key a listing still lists, and says what it could not read.
+    let (code, out, err) = run(&["list", "--json", "--local", &chunked]);
+    assert_eq!(code, 0, "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let problems = listed[0]["segments"][0]["details"]["problems"].to_string();
+    assert!(problems.contains("\\\"k1\\\""), "{problems}");
+    // Without the key the export says which key it lacks.
     let (code, _, err) = run(&["export", "--local", &chunked, "--topic", "orders"]);
     assert_ne!(code, 0);
     assert!(err.contains("\"k1\""), "{err}");
+}
+
+#[test]
+fn a_write_once_archive_is_not_rewrapped() {
+    let keys = tempfile::tempdir().unwrap();
+    let k1 = write_key_pair(keys.path(), "k1");
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("tier");
+    copy(
+        &tier(&root, "k1", std::slice::from_ref(&k1)),
+        &work.path().join("s"),
+        0,
+        b"records",
+    );
+    // What an archive tier leaves at its root when it opens.
+    let probes = root.join(krabka_object_store::CREATE_ONLY_PROBE_DIR);
+    fs::create_dir_all(&probes).unwrap();
+    fs::write(probes.join("probe"), b"").unwrap();
+    let envelopes_before = stored_envelopes(&root);
+    let pair = format!(
+        "k1={},{}",
+        k1.public_key_file.display(),
+        k1.private_key_file.display()
+    );
+    let root_arg = root.display().to_string();
+    let (code, _, err) = run(&[
+        "rewrap",
+        "--local",
+        &root_arg,
+        "--key-pair",
+        &pair,
+        "--active",
+        "k1",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("write-once archive"), "{err}");
+    assert_eq!(stored_envelopes(&root), envelopes_before);
+}
+
+fn stored_envelopes(root: &Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for dir in fs::read_dir(root).unwrap() {
+        let dir = dir.unwrap().path();
+        for file in fs::read_dir(&dir).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "envelope") {
+                out.push(fs::read(path).unwrap());
+            }
+        }
+    }
+    out
 }

@@ -33,8 +33,8 @@ pub enum UploadSource {
     /// A small payload, sent with one PUT.
     Bytes(Bytes),
     /// A stream (an encoder's output), read part by part on a blocking
-    /// thread: one PUT when it ends within the first part, a multipart
-    /// upload otherwise.
+    /// thread: one PUT when it ends below the multipart threshold, a
+    /// multipart upload otherwise.
     Stream(StreamSource),
 }
 
@@ -147,9 +147,12 @@ pub async fn upload(
         }
         UploadSource::Stream(stream) => {
             let (path, reader) = stream.take()?;
-            let part = tuning.multipart_chunk_size.max(1);
-            let (reader, first) = read_chunk(reader, path.clone(), part).await?;
-            if first.len() < part && (first.len() as u64) < tuning.multipart_threshold {
+            // As for a file: below the threshold one PUT. Reading one byte
+            // past it tells whether the stream ends there.
+            let threshold = usize::try_from(tuning.multipart_threshold).unwrap_or(usize::MAX);
+            let (reader, first) =
+                read_chunk(reader, path.clone(), threshold.saturating_add(1)).await?;
+            if first.len() < threshold.max(1) {
                 return put_whole(store, key, first, mode, hash, cancel).await;
             }
             (path, reader, None, Some(first))
@@ -351,7 +354,8 @@ pub struct PartSource {
     pub path: PathBuf,
     /// The total length, when known up front (a file).
     pub len: Option<u64>,
-    /// The first part, already read.
+    /// The first bytes, already read (any length: they are cut into parts,
+    /// and what is left over starts the next part).
     pub first: Option<Bytes>,
 }
 
@@ -465,7 +469,22 @@ async fn send_parts(
             slot = Arc::clone(&budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
         };
         let (reader, chunk) = match first.take() {
-            Some(chunk) => (reader, chunk),
+            // Whole parts of what was read first, then its rest completed
+            // from the reader (a part short of the size may only be last).
+            Some(head) if head.len() >= chunk_size => {
+                let part = head.slice(..chunk_size);
+                let rest = head.slice(chunk_size..);
+                first = (!rest.is_empty()).then_some(rest);
+                (reader, part)
+            }
+            Some(head) => {
+                let (reader, tail) =
+                    read_chunk(reader, source.clone(), chunk_size - head.len()).await?;
+                let mut part = Vec::with_capacity(head.len() + tail.len());
+                part.extend_from_slice(&head);
+                part.extend_from_slice(&tail);
+                (reader, Bytes::from(part))
+            }
             None => read_chunk(reader, source.clone(), chunk_size).await?,
         };
         if chunk.is_empty() {

@@ -42,6 +42,7 @@ use {
         store_bridge::{spi_error, store_token},
     },
     bytes::Bytes,
+    krabka_envelope::{ChunkReport, ObjectKind, SegmentCodec, SegmentSealer},
     krabka_kafka::{
         CancellationToken, CustomMetadata, IndexType, LOG_FILE_SUFFIX, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageError, Result,
@@ -52,7 +53,7 @@ use {
             Tuning,
             errors::to_store_error,
             fetch::read_prefix,
-            upload::{UploadSource, Uploaded, WriteMode, create_only_put, upload},
+            upload::{StreamSource, UploadSource, Uploaded, WriteMode, create_only_put, upload},
         },
     },
     krabka_worm::{
@@ -118,6 +119,10 @@ pub struct WormArchiver {
     metrics: Arc<ArchiveMetrics>,
     /// The archive log every seal gets a leaf in, when kept.
     log: Option<Arc<ArchiveLog>>,
+    /// How copies are stored: Kafka's bytes, or the chunked format
+    /// (compressed and/or encrypted, with its envelope as one more
+    /// archived object).
+    codec: SegmentCodec,
 }
 
 /// A cached next chain position.
@@ -156,7 +161,30 @@ impl WormArchiver {
             tips: Mutex::new(HashMap::new()),
             metrics: Arc::default(),
             log: None,
+            codec: SegmentCodec::default(),
         }
+    }
+
+    /// The same archiver storing copies as `codec` says: in the chunked
+    /// format, every object is archived as its stored (encoded) bytes and
+    /// the segment's envelope is one more object of the manifest, so the
+    /// manifest's digests, and all the verifier checks with them, are of
+    /// the bytes in the bucket and need no key.
+    #[must_use]
+    pub fn with_codec(mut self, codec: SegmentCodec) -> Self {
+        self.set_codec(codec);
+        self
+    }
+
+    /// Stores copies from now on as `codec` says.
+    pub(crate) fn set_codec(&mut self, codec: SegmentCodec) {
+        self.codec = codec;
+    }
+
+    /// How copies are stored.
+    #[must_use]
+    pub fn codec(&self) -> &SegmentCodec {
+        &self.codec
     }
 
     /// The same archiver giving every seal a leaf in `log`.
@@ -272,9 +300,41 @@ impl WormArchiver {
         let cancel = store_token(cancel);
         let stamp = self.position(&dir, metadata).await?;
         let mut objects = Vec::new();
+        let sealer = match self.codec.writes_plain() {
+            true => None,
+            false => Some(
+                SegmentSealer::new(&self.codec, metadata.remote_log_segment_id().id)
+                    .map_err(crate::chunked::envelope_error)?,
+            ),
+        };
+        let mut reports = Vec::new();
         for (suffix, source) in sources_of(segment) {
             let key = keys.with_suffix(suffix).map_err(spi_error)?;
+            let source = match &sealer {
+                None => source,
+                Some(sealer) => {
+                    let (source, kind, report) = encoded(sealer, suffix, source)?;
+                    reports.push((kind, report));
+                    source
+                }
+            };
             objects.push(self.upload(suffix, &key, source, &cancel).await?);
+        }
+        if let Some(sealer) = &sealer {
+            let mut chunks = Vec::with_capacity(reports.len());
+            for (kind, report) in reports {
+                let object = report
+                    .take(kind, sealer.segment())
+                    .map_err(crate::chunked::envelope_error)?;
+                chunks.push(object);
+            }
+            let envelope = Bytes::from(sealer.envelope(chunks).encode());
+            let suffix = crate::chunked::ENVELOPE_SUFFIX;
+            let key = keys.with_suffix(suffix).map_err(spi_error)?;
+            objects.push(
+                self.upload(suffix, &key, UploadSource::Bytes(envelope), &cancel)
+                    .await?,
+            );
         }
         let body = ManifestBody::new(SegmentIdentity::from_metadata(metadata), objects, stamp);
         let manifest = self.signer.seal(body);
@@ -548,6 +608,52 @@ fn sources_of(segment: &LogSegmentData) -> Vec<(&'static str, UploadSource)> {
         UploadSource::File(segment.log_segment.clone()),
     ));
     sources
+}
+
+/// `source` of the object with `suffix` through an encoder of `sealer`:
+/// the stream to upload, its kind, and the report of its chunks.
+fn encoded(
+    sealer: &SegmentSealer,
+    suffix: &str,
+    source: UploadSource,
+) -> Result<(UploadSource, ObjectKind, ChunkReport)> {
+    let kind = ObjectKind::ALL
+        .into_iter()
+        .find(|kind| suffix_of(*kind) == suffix)
+        .ok_or_else(|| {
+            RemoteStorageError::InvalidArgument(format!("no object kind has suffix {suffix}"))
+        })?;
+    let name = format!("{suffix} of segment {} (encoded)", sealer.segment());
+    let stream = match source {
+        UploadSource::File(path) => {
+            let file = std::fs::File::open(&path)
+                .map_err(|err| RemoteStorageError::io("open", &path, err))?;
+            let (encoder, report) = sealer.encoder(kind, file);
+            (StreamSource::new(name, encoder), report)
+        }
+        UploadSource::Bytes(bytes) => {
+            let (encoder, report) = sealer.encoder(kind, std::io::Cursor::new(bytes));
+            (StreamSource::new(name, encoder), report)
+        }
+        UploadSource::Stream(_) => {
+            return Err(RemoteStorageError::InvalidArgument(format!(
+                "the {suffix} of a copy is already a stream"
+            )));
+        }
+    };
+    Ok((UploadSource::Stream(stream.0), kind, stream.1))
+}
+
+/// The suffix of an object kind's key.
+fn suffix_of(kind: ObjectKind) -> &'static str {
+    match kind {
+        ObjectKind::Log => LOG_FILE_SUFFIX,
+        ObjectKind::OffsetIndex => IndexType::Offset.suffix(),
+        ObjectKind::TimeIndex => IndexType::Timestamp.suffix(),
+        ObjectKind::TransactionIndex => IndexType::Transaction.suffix(),
+        ObjectKind::ProducerSnapshot => IndexType::ProducerSnapshot.suffix(),
+        ObjectKind::LeaderEpoch => IndexType::LeaderEpoch.suffix(),
+    }
 }
 
 fn entry(suffix: &str, key: &Path, uploaded: Uploaded) -> ObjectEntry {

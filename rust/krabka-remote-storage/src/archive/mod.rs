@@ -10,9 +10,15 @@ pub mod log;
 mod tip;
 
 use {
-    crate::{object_reads, segment_keys::SegmentKeys, store_bridge::spi_error},
+    crate::{
+        chunked::{ChunkedFormat, ENVELOPE_SUFFIX, SegmentFormat},
+        object_reads,
+        segment_keys::SegmentKeys,
+        store_bridge::spi_error,
+    },
     committed::{Committed, CommittedSegments},
     futures_util::TryStreamExt,
+    krabka_envelope::SegmentCodec,
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LOG_FILE_SUFFIX,
         LogSegmentData, RemoteLogSegmentMetadata, RemoteStorageError, RemoteStorageManager, Result,
@@ -72,6 +78,9 @@ pub struct WormRemoteStorage {
     archiver: Arc<WormArchiver>,
     /// Committed copies read by fetches.
     committed: CommittedSegments,
+    /// How copies are stored, and what the tier learned of the segments it
+    /// read (the envelope of a chunked one, opened).
+    format: Arc<ChunkedFormat>,
     write_only: bool,
     /// What proved the bucket write-once at start-up.
     evidence: String,
@@ -153,6 +162,40 @@ impl WormRemoteStorage {
         Ok(self)
     }
 
+    /// The same archive storing copies in the chunked format `codec` says
+    /// (compressed and/or encrypted; docs/chunked-format.md). Each object is
+    /// archived as its stored bytes and the segment's envelope as one more
+    /// object of its manifest: chain, signatures and digests verify without
+    /// any key. The archive reads both formats, each segment by whether its
+    /// manifest names an envelope.
+    ///
+    /// # Errors
+    /// [`RemoteStorageError::Config`] for invalid codec settings;
+    /// [`RemoteStorageError::Refused`] after the first copy.
+    pub fn with_codec(mut self, codec: SegmentCodec) -> Result<Self> {
+        self.format = Arc::new(ChunkedFormat::new(codec.clone())?);
+        let archiver = Arc::get_mut(&mut self.archiver).ok_or_else(|| {
+            RemoteStorageError::Refused("the codec must be set before the first copy".to_owned())
+        })?;
+        archiver.set_codec(codec);
+        Ok(self)
+    }
+
+    /// The format of the segment's committed copy: chunked when its
+    /// manifest names an envelope (read at its pinned version, once).
+    fn format_of(
+        &self,
+        metadata: &RemoteLogSegmentMetadata,
+        committed: &Committed,
+    ) -> Result<SegmentFormat> {
+        let Some(envelope) = committed.object(ENVELOPE_SUFFIX) else {
+            return Ok(SegmentFormat::Plain);
+        };
+        self.format.format_of_known(metadata, || {
+            object_reads::whole(&self.store, envelope, metadata, "envelope")
+        })
+    }
+
     /// Whether the bucket under `store`'s prefix holds a write-once archive:
     /// an archive tier opened there once (it leaves its create-only probe
     /// objects, which nothing may delete). The plain tier refuses such a
@@ -210,6 +253,7 @@ impl WormRemoteStorage {
             store,
             archiver: Arc::new(archiver),
             committed: CommittedSegments::default(),
+            format: Arc::default(),
             write_only,
             evidence,
         }
@@ -310,16 +354,29 @@ impl RemoteStorageManager for WormRemoteStorage {
         start_position: u64,
         end_position: Option<u64>,
     ) -> Result<SegmentReader> {
-        object_reads::log_range(
-            &self.store,
-            self.pinned(metadata, LOG_FILE_SUFFIX, "log")?,
-            metadata,
-            start_position,
-            end_position,
-            // Archived objects are read at the versions their manifest
-            // names, which a listing does not tell: nothing is warmed.
-            None,
-        )
+        let committed = self.committed(metadata)?;
+        let log = self.pinned(metadata, LOG_FILE_SUFFIX, "log")?;
+        // Archived objects are read at the versions their manifest names,
+        // which a listing does not tell: nothing is warmed.
+        match self.format_of(metadata, &committed)? {
+            SegmentFormat::Plain => object_reads::log_range(
+                &self.store,
+                log,
+                metadata,
+                start_position,
+                end_position,
+                None,
+            ),
+            SegmentFormat::Chunked(opened) => object_reads::chunked_log_range(
+                &self.store,
+                log,
+                metadata,
+                &opened,
+                start_position,
+                end_position,
+                None,
+            ),
+        }
     }
 
     fn fetch_index(
@@ -328,7 +385,12 @@ impl RemoteStorageManager for WormRemoteStorage {
         index: IndexType,
     ) -> Result<Vec<u8>> {
         let object = self.pinned(metadata, index.suffix(), index.kafka_name())?;
-        object_reads::index(&self.store, object, metadata, index)
+        match self.format_of(metadata, &*self.committed(metadata)?)? {
+            SegmentFormat::Plain => object_reads::index(&self.store, object, metadata, index),
+            SegmentFormat::Chunked(opened) => {
+                object_reads::chunked_index(&self.store, object, metadata, &opened, index)
+            }
+        }
     }
 
     fn delete_log_segment_data(

@@ -14,11 +14,11 @@ mod gcs;
 use {
     crate::segment_keys::SegmentKeys,
     crate::{
-        chunked::{self, ChunkedFormat, SegmentFormat, envelope_error},
+        chunked::{ChunkedFormat, SegmentFormat, envelope_error},
         next_segment, object_reads,
         store_bridge::{spi_error, store_token},
     },
-    krabka_envelope::{ObjectKind, SegmentCodec, SegmentSealer},
+    krabka_envelope::{SegmentCodec, SegmentSealer},
     krabka_kafka::{
         CancellationToken, CustomMetadata, DeleteOutcome, IndexType, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageManager, Result, SegmentReader,
@@ -114,6 +114,12 @@ impl S3RemoteStorage {
             store: self.store,
             format: Arc::new(ChunkedFormat::new(codec)?),
         })
+    }
+
+    /// The codec new segments are written with.
+    #[must_use]
+    pub fn codec(&self) -> &SegmentCodec {
+        self.format.codec()
     }
 
     /// The same tier on `store` (new tuning), keeping its codec.
@@ -302,48 +308,25 @@ impl RemoteStorageManager for S3RemoteStorage {
             )),
             None => None,
         };
-        let SegmentFormat::Chunked(opened) = format else {
-            return object_reads::log_range(
+        match format {
+            SegmentFormat::Plain => object_reads::log_range(
                 &self.store,
                 log.into(),
                 metadata,
                 start_position,
                 end_position,
                 next,
-            );
-        };
-        if let Some(end) = end_position.filter(|end| *end < start_position) {
-            return Err(crate::RemoteStorageError::InvalidArgument(format!(
-                "end_position {end} < start_position {start_position}"
-            )));
+            ),
+            SegmentFormat::Chunked(opened) => object_reads::chunked_log_range(
+                &self.store,
+                log.into(),
+                metadata,
+                &opened,
+                start_position,
+                end_position,
+                next,
+            ),
         }
-        let size = opened
-            .original_size(ObjectKind::Log)
-            .map_err(envelope_error)?;
-        if start_position > size {
-            return Err(crate::RemoteStorageError::InvalidArgument(format!(
-                "start_position {start_position} exceeds segment length {size}"
-            )));
-        }
-        let end = chunked::exclusive_end(end_position);
-        let span = opened
-            .span(ObjectKind::Log, start_position, end)
-            .map_err(envelope_error)?;
-        if span.stored.is_empty() {
-            return Ok(Box::new(std::io::empty()));
-        }
-        let stored = object_reads::log_range(
-            &self.store,
-            log.into(),
-            metadata,
-            span.stored.start,
-            Some(span.stored.end - 1),
-            next,
-        )?;
-        let reader = opened
-            .range_reader(ObjectKind::Log, start_position, end, stored)
-            .map_err(envelope_error)?;
-        Ok(Box::new(reader))
     }
 
     fn fetch_index(
@@ -353,12 +336,13 @@ impl RemoteStorageManager for S3RemoteStorage {
     ) -> Result<Vec<u8>> {
         let keys = self.keys(metadata);
         let object = keys.index(index).map_err(spi_error)?;
-        let stored = object_reads::index(&self.store, object.into(), metadata, index)?;
         match self.format_of(metadata, &keys)? {
-            SegmentFormat::Plain => Ok(stored),
-            SegmentFormat::Chunked(opened) => opened
-                .decode_object(chunked::index_kind(index), &stored)
-                .map_err(envelope_error),
+            SegmentFormat::Plain => {
+                object_reads::index(&self.store, object.into(), metadata, index)
+            }
+            SegmentFormat::Chunked(opened) => {
+                object_reads::chunked_index(&self.store, object.into(), metadata, &opened, index)
+            }
         }
     }
 
