@@ -3,7 +3,8 @@
 # started as an operator does: StorageTool format, then kafka.Kafka server.properties, plugin jar on the
 # classpath. Scenarios (tests/e2e/*.sh):
 #   both:   worm: a write-once archive on a SeaweedFS Object Lock bucket (refused deletes, verifier
-#           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions);
+#           binary and jar, an overwrite caught by --deep, the server refusing deletes of versions; on the
+#           newest every segment stored compressed and encrypted, verified with no key);
 #           fs-krabka-rlmm: filesystem tier + our durable RLMM with a restart (and the Prometheus agent:
 #           metrics checked); s3-krabka-rlmm: SeaweedFS (S3) + our durable RLMM, its history in the
 #           bucket, with a restart; every single-node scenario ends with deleteRecords, retention and a
@@ -133,7 +134,9 @@ for kafka in newest oldest; do
   # The newest's archive keeps our durable metadata manager's history in the archive bucket; the oldest's
   # runs Kafka's topic-based manager.
   worm_rlmm=topic-based; [[ $kafka == newest ]] && worm_rlmm=krabka
-  [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh $worm_rlmm")
+  # The newest's archive stores its segments compressed and encrypted (the chunked format).
+  worm_encrypted=no; [[ $kafka == newest ]] && worm_encrypted=yes
+  [[ $s3 == yes ]] && scenarios+=("$kafka worm tests/e2e/worm.sh $worm_rlmm $worm_encrypted")
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
     [[ $s3 == yes ]] && scenarios+=("$kafka encrypted-s3 tests/e2e/encrypted.sh s3 yes")

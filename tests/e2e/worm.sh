@@ -2,9 +2,12 @@
 # The write-once archive inside a real broker, on a SeaweedFS bucket with Object Lock (COMPLIANCE),
 # every S3 request through the aws-rules front (rust/krabka-remote-storage/tests/aws-rules/front.py),
 # which refuses what Amazon S3 refuses and SeaweedFS accepts (an upload without a checksum header).
-#   tests/e2e/worm.sh <name> [<rlmm: topic-based|krabka>]
+#   tests/e2e/worm.sh <name> [<rlmm: topic-based|krabka>] [<encrypted: yes|no>]
 # The metadata manager is Kafka's topic-based one, or our durable one with its history in the archive
 # bucket itself (create-only records under the bucket's Object Lock retention, like the archive).
+# With encrypted=yes the archive stores every segment compressed and encrypted (the chunked format under
+# an openssl RSA key pair, docs/chunked-format.md): every check below runs the same, the verifier with no
+# key at all (the manifests' digests are of the stored bytes), krabka-tier export given the key pair.
 # Environment: E2E_KAFKA, E2E_PLUGIN_JAR (tests/e2e/lib/e2e.sh); E2E_VERIFIER_JAR (default
 # build/libs/krabka-worm-verify.jar), E2E_VERIFIER_BIN (default target/debug/krabka-worm-verify) and
 # E2E_TIER_BIN (default target/debug/krabka-tier).
@@ -28,7 +31,7 @@
 # 6. The server refuses to delete any archived object version.
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
-name="$1" rlmm="${2:-topic-based}"
+name="$1" rlmm="${2:-topic-based}" encrypted="${3:-no}"
 
 e2e_setup_kafka
 e2e_select_plugin
@@ -89,10 +92,21 @@ reason=$(grep -h -m 1 -o 'write-once archive cannot start: .*' "$refused"/logs/*
 [[ -n $reason ]] || { echo "the refused broker's log does not say why:" >&2; tail -n 20 "$refused/logs/server.log" >&2; exit 1; }
 e2e_log "unlocked bucket $E2E_S3_BUCKET: the broker refused to start: $reason"
 
+format_fragment=() key_pair_args=()
+if [[ $encrypted == yes ]]; then
+  export E2E_KEY_DIR="$E2E_WORK/keys"
+  mkdir -p "$E2E_KEY_DIR"
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:3072 -out "$E2E_KEY_DIR/k1-private.pem" 2>/dev/null
+  chmod 600 "$E2E_KEY_DIR/k1-private.pem"
+  openssl pkey -in "$E2E_KEY_DIR/k1-private.pem" -pubout -out "$E2E_KEY_DIR/k1-public.pem"
+  format_fragment=("$E2E_ROOT/tests/e2e/config/format-encrypted-k1.properties")
+  key_pair_args=(--key-pair "k1=$E2E_KEY_DIR/k1-public.pem,$E2E_KEY_DIR/k1-private.pem")
+fi
+
 node="$E2E_WORK/node1"
 node_config "$node" 1 broker,controller self \
   "$E2E_ROOT/tests/e2e/config/broker-test.properties" \
-  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" "$rlmm_fragment"
+  "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties" "$rlmm_fragment" ${format_fragment[@]+"${format_fragment[@]}"}
 node_format "$node" "$(new_cluster_id)"
 node_start "$node"
 bootstrap=$(node_bootstrap "$node")
@@ -262,7 +276,7 @@ e2e_log "--expect-head $plain_tip: verified by both"
 # --- krabka-tier export --verify, the broker gone: each partition is authenticated (deep) first, then
 # exported; the committed records are those the consumers read.
 tier_bin="${E2E_TIER_BIN:-$E2E_ROOT/target/debug/krabka-tier}"
-tier_export() { "$tier_bin" export "${source_args[@]}" --verify "$@"; }
+tier_export() { "$tier_bin" export "${source_args[@]}" ${key_pair_args[@]+"${key_pair_args[@]}"} --verify "$@"; }
 for topic in e2e-txn e2e-crash; do
   expect_exit 0 "$E2E_WORK/export-$topic.jsonl" tier_export --topic "$topic"
   python3 "$E2E_ROOT/tests/e2e/lib/compare-export.py" "$E2E_WORK/export-$topic.jsonl" "$E2E_WORK/records/$topic.tsv"
@@ -275,6 +289,11 @@ e2e_log "krabka-tier export --verify: e2e-txn and e2e-crash authenticated and ex
 listing=$("${aws[@]}" s3api list-objects-v2 --bucket "$E2E_S3_WORM_BUCKET" --prefix "$E2E_S3_PREFIX/" \
   --query 'Contents[].[Key,Size]' --output text)
 victim=$(awk '$1 ~ /\/e2e-txn-[^/]*\/[0-9]+-[^/]*\.log$/ { print; exit }' <<<"$listing")
+if [[ $encrypted == yes ]]; then
+  envelopes=$(grep -c '\.envelope\s' <<<"$listing" || true)
+  (( envelopes > 0 )) || { echo "encrypted archive without envelopes in the bucket" >&2; exit 1; }
+  e2e_log "the archive holds $envelopes segments in the chunked format, each envelope sealed in its manifest"
+fi
 read -r victim_key victim_size <<<"$victim"
 [[ -n ${victim_key:-} ]] || { echo "no segment of e2e-txn in the bucket" >&2; exit 1; }
 head -c "$victim_size" /dev/urandom >"$E2E_WORK/forged.log"

@@ -31,6 +31,8 @@ mod heuristic;
 mod keyring;
 mod kind;
 mod settings;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 
 #[cfg(test)]
 mod codec_tests;

@@ -29,6 +29,7 @@ use {
     std::{io::Read, sync::Arc},
     support::{
         conformance::{self, Capabilities},
+        keys::{ring, sealing_codec, write_key_pair},
         segment_metadata,
         worm_key::{trusted, worm_config},
     },
@@ -405,6 +406,30 @@ fn conformance_on_the_lock_bucket(test: &str, write_only: bool) {
 #[test]
 fn seaweedfs_lock_bucket_passes_the_conformance_suite() {
     conformance_on_the_lock_bucket("seaweedfs_lock_conformance", false);
+}
+
+/// The suite on the lock bucket with every copy compressed and encrypted:
+/// encoded streams go up as multipart uploads pinned to their versions, and
+/// each manifest seals the segment's envelope with the other objects.
+#[test]
+fn seaweedfs_lock_bucket_passes_the_conformance_suite_compressed_and_encrypted() {
+    let Some(server) = worm_bucket("seaweedfs_lock_conformance_chunked") else {
+        return;
+    };
+    let keys = tempfile::tempdir().unwrap();
+    let pair = write_key_pair(keys.path(), "k1");
+    let mut config = server.config();
+    config.prefix = Some(unique_prefix("wormchunked"));
+    config.multipart_threshold = 5 * 1024 * 1024;
+    config.multipart_chunk_size = 5 * 1024 * 1024;
+    let tier = S3RemoteStorage::from_s3_config(&config)
+        .unwrap()
+        .with_codec(sealing_codec(64 * 1024, ring("k1", &[pair])))
+        .unwrap()
+        .with_worm(worm_config())
+        .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    conformance::run_rsm_conformance(&tier, Capabilities::archive(false), scratch.path());
 }
 
 #[test]

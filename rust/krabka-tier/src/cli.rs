@@ -5,8 +5,8 @@ use {
     krabka_envelope::{KeyPairFiles, RsaKeyPairs},
     krabka_object_store::ObjectStoreConfig,
     krabka_tier::{
-        Authenticity, ExportRange, ExportSummary, PartitionListing, SegmentListing, Source,
-        TierError, ValueEncoding, add_details, authenticate_partition, export_log_file,
+        Authenticity, DecodingStore, ExportRange, ExportSummary, PartitionListing, SegmentListing,
+        Source, TierError, ValueEncoding, add_details, authenticate_partition, export_log_file,
         export_partition_observed, list_tier, record_json, rewrap_tier, trusted_keys,
     },
     krabka_worm::TrustedManifestKeys,
@@ -418,7 +418,7 @@ async fn authentic(
 }
 
 async fn export(
-    store: Arc<dyn ObjectStore>,
+    store: Arc<DecodingStore>,
     selected: &[&PartitionListing],
     request: &Export,
     topic: &str,
@@ -430,7 +430,15 @@ async fn export(
     let mut code = OK;
     for partition in selected {
         if let Some(trusted) = &request.trusted {
-            match authentic(&*store, partition, trusted, request.prefix.as_deref()).await {
+            // The archive's digests are of the stored bytes.
+            match authentic(
+                &**store.raw(),
+                partition,
+                trusted,
+                request.prefix.as_deref(),
+            )
+            .await
+            {
                 Ok(true) => {}
                 Ok(false) => {
                     code = SKIPPED;

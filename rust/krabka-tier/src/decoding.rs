@@ -68,6 +68,13 @@ impl DecodingStore {
         }
     }
 
+    /// The store underneath, where objects read as they are stored (what an
+    /// archive's manifests hold the digests of).
+    #[must_use]
+    pub fn raw(&self) -> &Arc<dyn ObjectStore> {
+        &self.inner
+    }
+
     /// The segment `location` is an object of, and the object's kind, when
     /// its name is a segment file of a kind the format encodes.
     fn segment_object(location: &Path) -> Option<(String, ObjectKind)> {

@@ -142,9 +142,13 @@ impl ReplaySource {
                     continue;
                 }
                 if let Some(trusted) = &trusted {
-                    let verdict =
-                        authenticate_partition(&*store, &partition, trusted, prefix.as_deref())
-                            .await?;
+                    let verdict = authenticate_partition(
+                        &**store.raw(),
+                        &partition,
+                        trusted,
+                        prefix.as_deref(),
+                    )
+                    .await?;
                     if let Authenticity::Refused(findings) = verdict {
                         refused.push((partition.partition, findings));
                         continue;

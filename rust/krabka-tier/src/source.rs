@@ -9,7 +9,6 @@ use {
         AzureConfig, AzureCredentials, GcsConfig, ObjectStoreConfig, S3Config, Secret,
         build_object_store,
     },
-    object_store::ObjectStore,
     std::{path::PathBuf, sync::Arc},
 };
 
@@ -82,7 +81,7 @@ impl TierAccess {
     ///
     /// # Errors
     /// [`TierError::Config`] when the store cannot be built.
-    pub fn store(&self) -> Result<Arc<dyn ObjectStore>, TierError> {
+    pub fn store(&self) -> Result<Arc<DecodingStore>, TierError> {
         let inner = build_object_store(&self.config).map_err(TierError::Config)?;
         Ok(Arc::new(DecodingStore::new(inner, self.keys.clone())))
     }

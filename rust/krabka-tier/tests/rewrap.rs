@@ -5,48 +5,17 @@
 #![allow(missing_docs)]
 
 use {
-    aws_lc_rs::{
-        encoding::{AsDer, Pkcs8V1Der},
-        rsa::{KeySize, PrivateDecryptingKey},
-    },
     bytes::Bytes,
-    krabka_envelope::{Cipher, Compression, KeyPairFiles, RsaKeyPairs, SegmentCodec},
+    krabka_envelope::{
+        Cipher, Compression, KeyPairFiles, RsaKeyPairs, SegmentCodec, testing::write_key_pair,
+    },
     krabka_remote_storage::{
         LocalTieredStorage, LogSegmentData, RemoteLogSegmentId, RemoteLogSegmentMetadata,
         RemoteStorageManager, TopicIdPartition,
     },
-    std::{
-        collections::BTreeMap, fs, io::Read, os::unix::fs::PermissionsExt, path::Path,
-        process::Command, sync::Arc,
-    },
+    std::{collections::BTreeMap, fs, io::Read, path::Path, process::Command, sync::Arc},
     uuid::Uuid,
 };
-
-fn write_key_pair(dir: &Path, id: &str) -> KeyPairFiles {
-    let private = PrivateDecryptingKey::generate(KeySize::Rsa2048).unwrap();
-    let private_der = AsDer::<Pkcs8V1Der<'_>>::as_der(&private).unwrap();
-    let public_der = private.public_key().as_der().unwrap();
-    let files = KeyPairFiles {
-        id: id.to_owned(),
-        public_key_file: dir.join(format!("{id}.public.pem")),
-        private_key_file: dir.join(format!("{id}.private.pem")),
-    };
-    let pem = |label, der: &[u8]| {
-        pem_rfc7468::encode_string(label, pem_rfc7468::LineEnding::LF, der).unwrap()
-    };
-    fs::write(
-        &files.private_key_file,
-        pem("PRIVATE KEY", private_der.as_ref()),
-    )
-    .unwrap();
-    fs::set_permissions(&files.private_key_file, fs::Permissions::from_mode(0o600)).unwrap();
-    fs::write(
-        &files.public_key_file,
-        pem("PUBLIC KEY", public_der.as_ref()),
-    )
-    .unwrap();
-    files
-}
 
 fn tier(root: &Path, active: &str, pairs: &[KeyPairFiles]) -> LocalTieredStorage {
     LocalTieredStorage::new(root.to_path_buf())

@@ -3,8 +3,9 @@
 //! code.
 
 use {
-    crate::{Console, exit, html, progress::ProgressPrinter, summary::summary},
+    crate::{Console, chunks, exit, html, progress::ProgressPrinter, summary::summary},
     clap::{Parser, ValueEnum},
+    krabka_envelope::{KeyPairFiles, RsaKeyPairs},
     krabka_object_store::{GcsConfig, ObjectStoreConfig, S3Config},
     krabka_worm::{
         ChainHead, LogVerifyRequest, NoProgress, OffsetOf, TrustedManifestKeys, VerifyDepth,
@@ -124,6 +125,14 @@ struct Cli {
     /// checkpoint's root, for anyone holding the checkpoint to check again.
     #[arg(long = "prove", value_name = "TOPIC-PARTITION@OFFSET")]
     prove: Vec<String>,
+    /// With `--deep`: an RSA key pair of segments stored compressed and
+    /// encrypted (docs/chunked-format.md), `ID=PUBLIC.pem,PRIVATE.pem`;
+    /// repeat. Every chunk of every such segment must then open,
+    /// decompress and have its length. Without it (and always), chain,
+    /// signatures and digests are checked on the stored bytes, no key
+    /// needed.
+    #[arg(long = "key-pair", requires = "deep")]
+    key_pairs: Vec<String>,
 }
 
 /// When `--deep` prints progress.
@@ -175,6 +184,10 @@ enum UsageError {
         /// Witness keys given.
         keys: usize,
     },
+    /// A `--key-pair` that is not `ID=PUBLIC.pem,PRIVATE.pem`, or whose
+    /// files cannot be used.
+    #[error("--key-pair: {0}")]
+    KeyPair(String),
     /// A `--prove` that is not `<topic>-<partition>@<offset>`.
     #[error("--prove: {0}")]
     Prove(String),
@@ -227,6 +240,10 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
         Ok(prepared) => prepared,
         Err(err) => return usage(console, &err),
     };
+    let chunk_keys = match key_ring(&cli.key_pairs) {
+        Ok(keys) => keys,
+        Err(err) => return usage(console, &err),
+    };
     let progress = match cli.progress {
         ProgressMode::Always => cli.deep,
         ProgressMode::Auto => cli.deep && console.err_is_terminal,
@@ -238,7 +255,7 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
     } else {
         verify_archive_config_observed(&config, &request, &NoProgress)
     };
-    let report = match result {
+    let mut report = match result {
         Ok(report) => report,
         Err(err) => {
             let _ = write!(console.err, "{NAME}: could not read the archive: ");
@@ -246,6 +263,24 @@ pub(crate) fn execute(args: Vec<OsString>, console: &mut Console<'_>) -> u8 {
             return exit::UNREADABLE;
         }
     };
+    if let Some(keys) = &chunk_keys {
+        match chunks::check_chunks(&config, &mut report, keys) {
+            Ok(check) => {
+                let _ = writeln!(
+                    console.err,
+                    "{NAME}: chunks: {} segment(s) in the chunked format, {} chunk(s) opened with the key pairs given",
+                    check.segments, check.chunks
+                );
+            }
+            Err(err) => {
+                let _ = writeln!(
+                    console.err,
+                    "{NAME}: could not read the archive's chunks: {err}"
+                );
+                return exit::UNREADABLE;
+            }
+        }
+    }
     let printed = if cli.json {
         match serde_json::to_string_pretty(
             &serde_json::json!({ "outcome": report.outcome(), "report": &report }),
@@ -385,6 +420,33 @@ fn prepare(cli: &Cli) -> Result<(ObjectStoreConfig, VerifyRequest), UsageError> 
     request.expect_head = expect_head;
     request.log = log_request(cli)?;
     Ok((config, request))
+}
+
+/// The key pairs of `--key-pair`, `None` without any.
+fn key_ring(pairs: &[String]) -> Result<Option<RsaKeyPairs>, UsageError> {
+    let files = pairs
+        .iter()
+        .map(|pair| {
+            pair.split_once('=')
+                .and_then(|(id, files)| {
+                    let (public, private) = files.split_once(',')?;
+                    Some(KeyPairFiles {
+                        id: id.to_owned(),
+                        public_key_file: PathBuf::from(public),
+                        private_key_file: PathBuf::from(private),
+                    })
+                })
+                .ok_or_else(|| {
+                    UsageError::KeyPair(format!("{pair}: expected ID=PUBLIC.pem,PRIVATE.pem"))
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(first) = files.first() else {
+        return Ok(None);
+    };
+    RsaKeyPairs::load(&first.id, &files)
+        .map(Some)
+        .map_err(|err| UsageError::KeyPair(err.to_string()))
 }
 
 /// What the arguments ask of the archive log.

@@ -24,6 +24,7 @@
 
 #![forbid(unsafe_code)]
 
+mod chunks;
 mod cli;
 pub mod exit;
 pub mod html;

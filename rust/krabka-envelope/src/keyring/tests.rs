@@ -1,36 +1,9 @@
 use {
     super::*,
-    aws_lc_rs::rsa::KeySize,
     std::{fs, os::unix::fs::PermissionsExt},
 };
 
-/// Writes a fresh RSA key pair as `<id>.private.pem` / `<id>.public.pem`
-/// in `dir` (the private file mode 600) and returns its files.
-pub(crate) fn write_key_pair(dir: &Path, id: &str) -> KeyPairFiles {
-    let private = PrivateDecryptingKey::generate(KeySize::Rsa2048).unwrap();
-    let private_der = AsDer::<aws_lc_rs::encoding::Pkcs8V1Der<'_>>::as_der(&private).unwrap();
-    let public_der = private.public_key().as_der().unwrap();
-    let files = KeyPairFiles {
-        id: id.to_owned(),
-        public_key_file: dir.join(format!("{id}.public.pem")),
-        private_key_file: dir.join(format!("{id}.private.pem")),
-    };
-    let pem = |label, der: &[u8]| {
-        pem_rfc7468::encode_string(label, pem_rfc7468::LineEnding::LF, der).unwrap()
-    };
-    fs::write(
-        &files.private_key_file,
-        pem("PRIVATE KEY", private_der.as_ref()),
-    )
-    .unwrap();
-    fs::set_permissions(&files.private_key_file, fs::Permissions::from_mode(0o600)).unwrap();
-    fs::write(
-        &files.public_key_file,
-        pem("PUBLIC KEY", public_der.as_ref()),
-    )
-    .unwrap();
-    files
-}
+pub(crate) use crate::testing::write_key_pair;
 
 #[test]
 fn a_data_key_wrapped_by_the_active_pair_unwraps_with_it_and_with_no_other() {

@@ -12,7 +12,7 @@ use {
     krabka_remote_storage::{
         CancellationToken, LogSegmentData, ManifestSigner, RemoteLogSegmentDetails,
         RemoteLogSegmentId, RemoteLogSegmentMetadata, RemoteLogSegmentState, SealedManifest,
-        TopicIdPartition, WormArchiver,
+        SegmentCodec, TopicIdPartition, WormArchiver,
     },
     object_store::local::LocalFileSystem,
     std::{collections::BTreeMap, path::Path, process::Command, sync::Arc},
@@ -54,8 +54,14 @@ pub fn public_hex() -> String {
 
 /// Two segments of `orders-0` archived under `arch/` in `root`.
 pub fn archive(root: &Path) -> Vec<SealedManifest> {
+    archive_with(root, SegmentCodec::default())
+}
+
+/// Two segments of `orders-0` archived under `arch/` in `root`, stored as
+/// `codec` says.
+pub fn archive_with(root: &Path, codec: SegmentCodec) -> Vec<SealedManifest> {
     let store = Arc::new(LocalFileSystem::new_with_prefix(root).unwrap());
-    let archiver = WormArchiver::new(store, Some("arch".to_owned()), signer());
+    let archiver = WormArchiver::new(store, Some("arch".to_owned()), signer()).with_codec(codec);
     let files = tempfile::tempdir().unwrap();
     let tp = TopicIdPartition::new(Uuid::from_u128(5), "orders", 0);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -469,6 +469,24 @@ pub enum VerifyBreak {
         /// The seal's key.
         seal: String,
     },
+    /// An archived object in the chunked format (compressed, encrypted)
+    /// whose chunks do not all decode with the key pairs given (`--deep`
+    /// with `--key-pair`): its stored bytes match the manifest, but they
+    /// are not a sealed encoding of the segment's data.
+    ChunkUndecodable {
+        /// The object's key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
+    /// A segment in the chunked format whose data key no key pair given
+    /// unwraps: its chunks were not checked.
+    ChunkKeyMissing {
+        /// The envelope's key.
+        key: String,
+        /// Why.
+        detail: String,
+    },
     /// The archive log cannot attest the archive: witnesses were given but
     /// no checkpoint has the quorum of their cosignatures, the log was
     /// asked for but is absent, or a witness could not be asked.
@@ -489,6 +507,7 @@ impl VerifyBreak {
             | Self::LeafDuplicate { .. }
             | Self::NotInLog { .. } => Severity::Notice,
             Self::UnsupportedFormat { .. }
+            | Self::ChunkKeyMissing { .. }
             | Self::LogUnattested { .. }
             | Self::Unsigned { .. }
             | Self::UntrustedKey { .. }
