@@ -31,8 +31,9 @@ use {
 /// Suffix of a chunked segment's envelope.
 const ENVELOPE_SUFFIX: &str = ".envelope";
 
-/// A tier's store in which chunked segments read as plain ones; see the
-/// [module documentation](self).
+/// A tier's store in which segments in the chunked format read as Kafka's
+/// plain bytes, with their original sizes; each segment's envelope is read
+/// and opened once. Every other object, and every write, passes through.
 pub struct DecodingStore {
     inner: Arc<dyn ObjectStore>,
     keys: Option<Arc<dyn KeyRing>>,
