@@ -24,7 +24,8 @@
 #    killed with kill -9 between seal and manifest (the restarted broker finishes it).
 # 4. The verifier binary and the verifier jar both verify the bucket (exit 0) with the same report (the
 #    archive log's last checkpoint, written at shutdown, covering every seal) and
-#    tips; --expect-head with a recorded tip passes.
+#    tips; --expect-head with a recorded tip passes. Encrypted, the same with no key, and --deep
+#    --key-pair opens every chunk of every segment.
 #    krabka-tier export --verify (the broker gone) yields the committed records the consumers read.
 # 5. A PUT that overwrites an archived segment is caught by --deep (exit 1), by both; krabka-tier export
 #    --verify refuses that partition (exit 1, nothing exported) and still exports the others.
@@ -264,6 +265,14 @@ PY
 )
 e2e_log "binary and jar: verified (exit 0), identical reports; tips:"
 printf '  %s\n' "${tips//$'\n'/$'\n'  }"
+if [[ $encrypted == yes ]]; then
+  # Verified above with no key; an auditor holding the key pair also opens every chunk.
+  expect_exit 0 "$E2E_WORK/verify-chunks.json" verify_bin --json --deep "${key_pair_args[@]}"
+  opened=$(grep -o 'chunks: [0-9]* segment(s) in the chunked format, [0-9]* chunk(s) opened' \
+    "$E2E_WORK/verify-chunks.json.err" || true)
+  [[ $opened =~ chunks:\ [1-9] ]] || { echo "--deep --key-pair opened no chunk:" >&2; cat "$E2E_WORK/verify-chunks.json.err" >&2; exit 1; }
+  e2e_log "verifier --deep --key-pair: $opened"
+fi
 
 # The human summary carries the tip to record; --expect-head with it passes, for both.
 expect_exit 0 "$E2E_WORK/summary.txt" verify_bin --topic e2e-plain --partition 0
