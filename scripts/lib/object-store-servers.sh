@@ -19,6 +19,8 @@ TORCHWOOD_VERSION=v0.6.1
 GO_BIN=$KRABKA_TOOLS/go/bin
 # Azurite, Microsoft's Azure Storage server, from npm into a private prefix (installed when started).
 AZURITE_VERSION=3.37.0
+# moto (PyPI), whose server mode speaks AWS KMS.
+MOTO_VERSION=5.2.5
 AZURITE_PREFIX=$KRABKA_TOOLS/azurite
 # Azurite's well-known development account and key (public, the same in every Azurite).
 AZURITE_ACCOUNT=devstoreaccount1
@@ -228,6 +230,30 @@ start_servers() {
           --endpoint "$endpoint" --account "$AZURITE_ACCOUNT" --key "$AZURITE_KEY" --container test
         export KRABKA_AZURE_ENDPOINT=$endpoint KRABKA_AZURE_ACCOUNT=$AZURITE_ACCOUNT \
           KRABKA_AZURE_KEY=$AZURITE_KEY KRABKA_AZURE_CONTAINER=test
+        ;;
+      kms)
+        # moto's server mode (PyPI) speaks AWS KMS; in a venv of its own (its boto pins are not awscli's).
+        local port key
+        if [[ ! -x $KRABKA_TOOLS/venv-moto/bin/moto_server ]]; then
+          echo "installing moto[server]==$MOTO_VERSION into $KRABKA_TOOLS/venv-moto"
+          python3 -m venv "$KRABKA_TOOLS/venv-moto"
+          "$KRABKA_TOOLS/venv-moto/bin/pip" install -q --disable-pip-version-check "moto[server]==$MOTO_VERSION"
+        fi
+        port=$(free_port)
+        "$KRABKA_TOOLS/venv-moto/bin/moto_server" -H 127.0.0.1 -p "$port" > "$SERVER_DIR/moto.log" 2>&1 &
+        SERVER_PIDS+=($!)
+        wait_http "http://127.0.0.1:$port/moto-api/" moto
+        export KRABKA_KMS_ENDPOINT=http://127.0.0.1:$port KRABKA_KMS_REGION=us-east-1
+        # Two keys (moto does not check signatures; the plugin's requests are signed all the same).
+        for key in KRABKA_KMS_KEY_A KRABKA_KMS_KEY_B; do
+          local made
+          made=$(curl -sf -X POST "$KRABKA_KMS_ENDPOINT/" -H 'Content-Type: application/x-amz-json-1.1' \
+            -H 'X-Amz-Target: TrentService.CreateKey' \
+            -H 'Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/kms/aws4_request, SignedHeaders=host, Signature=0' \
+            -d '{}')
+          made=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["KeyMetadata"]["Arn"])' <<<"$made")
+          export "$key=$made"
+        done
         ;;
       litewitness)
         local port fingerprint

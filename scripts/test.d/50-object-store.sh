@@ -16,14 +16,14 @@ source scripts/lib/object-store-servers.sh
 
 install_servers
 trap stop_servers EXIT
-start_servers seaweedfs s3s gcs fake-gcs azurite
+start_servers seaweedfs s3s gcs fake-gcs azurite kms
 
 echo "--- GCS test server vs fake-gcs-server"
 "$VENV/bin/python" rust/krabka-remote-storage/tests/gcs-server/test_server.py
 
 echo "--- Rust integration tests against the servers"
 tests=(--test object_store_s3 --test object_store_gcs --test object_store_azure --test object_store_faults
-  --test store_rlmm_servers --test chunked_servers)
+  --test store_rlmm_servers --test chunked_servers --test kms_servers)
 if [[ -f rust/krabka-remote-storage/tests/object_store_conformance.rs ]]; then
   tests+=(--test object_store_conformance)
 fi

@@ -25,6 +25,8 @@
 #           from openssl) on SeaweedFS (the filesystem), read back, a key rotation across a restart,
 #           krabka-tier rewrap and the old key dropped, krabka-tier export and replay given the key (s3),
 #           an independent Python reader of the format, retention and topic deletion;
+#           kms: the single-node flow on the filesystem with every segment encrypted under an AWS KMS key
+#           (moto's server mode, PyPI), restart included;
 #           panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
 #   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
@@ -140,6 +142,7 @@ for kafka in newest oldest; do
   if [[ $kafka == newest && $rsm == krabka ]]; then
     scenarios+=("$kafka panic-injection tests/e2e/panic-injection.sh")
     [[ $s3 == yes ]] && scenarios+=("$kafka encrypted-s3 tests/e2e/encrypted.sh s3 yes")
+    scenarios+=("$kafka kms tests/e2e/kms.sh filesystem")
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
   [[ $kafka == oldest && $rsm == krabka ]] && scenarios+=("$kafka encrypted-fs tests/e2e/encrypted.sh filesystem")

@@ -3,7 +3,7 @@
 
 use {
     crate::{
-        ChunkCipher, ChunkPlace, Cipher, DataKey, EnvelopeError, ObjectKind, Result, SegmentCodec,
+        ChunkCipher, ChunkPlace, Cipher, EnvelopeError, ObjectKind, Result, SegmentCodec,
         WrappedKey,
         envelope::{ObjectChunks, STORED_MAGIC, SegmentEnvelope, StoredChunk},
         heuristic::producer_compressed,
@@ -35,8 +35,7 @@ impl SegmentSealer {
         codec.validate()?;
         let sealing = match (codec.encryption, &codec.keys) {
             (Some(cipher), Some(keys)) => {
-                let key = DataKey::generate()?;
-                let wrapped = keys.wrap(&key)?;
+                let (key, wrapped) = keys.generate()?;
                 Some((cipher, Arc::new(ChunkCipher::new(cipher, &key)?), wrapped))
             }
             _ => None,

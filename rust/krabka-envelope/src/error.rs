@@ -115,6 +115,10 @@ pub enum EnvelopeError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A key service (KMS) failed or refused a call; the message is the
+    /// service's.
+    #[error("the key service: {0}")]
+    KeyService(String),
     /// The key configuration is inconsistent.
     #[error("encryption keys: {0}")]
     KeyConfig(String),

@@ -49,6 +49,18 @@ pub trait KeyRing: Send + Sync + fmt::Debug {
     /// [`EnvelopeError::Crypto`] or the provider's error.
     fn wrap(&self, key: &DataKey) -> Result<WrappedKey>;
 
+    /// A new data key for a segment, and it wrapped under the active key:
+    /// by default a random key from the system's source, wrapped by
+    /// [`KeyRing::wrap`]; a key service may make both in one call.
+    ///
+    /// # Errors
+    /// As [`KeyRing::wrap`].
+    fn generate(&self) -> Result<(DataKey, WrappedKey)> {
+        let key = DataKey::generate()?;
+        let wrapped = self.wrap(&key)?;
+        Ok((key, wrapped))
+    }
+
     /// Unwraps the data key of `segment`, wrapped by `wrapped.key_id`.
     ///
     /// # Errors

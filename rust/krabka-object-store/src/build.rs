@@ -149,6 +149,39 @@ fn client_options(allow_http: bool, request: Duration, connect: Duration) -> Cli
         .with_connect_timeout(connect)
 }
 
+/// The credential provider and an HTTP client of an S3 configuration (for
+/// other AWS services on the same credential chain, such as KMS).
+pub(crate) fn s3_credentials_and_client(
+    config: &S3Config,
+) -> Result<
+    (
+        object_store::aws::AwsCredentialProvider,
+        object_store::client::HttpClient,
+    ),
+    ObjectStoreBuildError,
+> {
+    let store = s3_builder(config)?
+        .build()
+        .map_err(|source| ObjectStoreBuildError::Client {
+            backend: "S3",
+            source,
+        })?;
+    let options = client_options(
+        config.allow_http,
+        config.request_timeout,
+        config.connect_timeout,
+    );
+    let http = object_store::client::HttpConnector::connect(
+        &object_store::client::ReqwestConnector::default(),
+        &options,
+    )
+    .map_err(|source| ObjectStoreBuildError::Client {
+        backend: "S3",
+        source,
+    })?;
+    Ok((std::sync::Arc::clone(store.credentials()), http))
+}
+
 fn build_s3(config: &S3Config) -> Result<Arc<dyn ObjectStore>, ObjectStoreBuildError> {
     let store: Arc<dyn ObjectStore> =
         Arc::new(

@@ -21,6 +21,7 @@ mod bucket;
 mod build;
 mod config;
 mod error;
+pub mod kms;
 mod secret;
 mod storage_class;
 pub mod store;

@@ -198,6 +198,7 @@ pub(crate) fn index_kind(index: krabka_kafka::IndexType) -> ObjectKind {
 pub(crate) fn envelope_error(err: EnvelopeError) -> RemoteStorageError {
     match err {
         EnvelopeError::NoKeys { .. }
+        | EnvelopeError::KeyService(_)
         | EnvelopeError::UnknownKey { .. }
         | EnvelopeError::KeyFile { .. }
         | EnvelopeError::KeyConfig(_)

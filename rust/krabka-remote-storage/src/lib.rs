@@ -100,6 +100,7 @@ pub mod dump;
 mod fs_publish;
 mod index_cache;
 mod inmemory;
+mod kms_keys;
 mod local;
 pub mod metrics;
 mod next_segment;
@@ -146,6 +147,7 @@ pub use {
         REMOTE_INDEX_CACHE_DIR, RemoteIndexCache,
     },
     inmemory::InmemoryRemoteLogMetadataManager,
+    kms_keys::{CombinedKeyRing, KmsKeyRing},
     krabka_envelope::{Cipher, Compression, KeyPairFiles, KeyRing, RsaKeyPairs, SegmentCodec},
     krabka_kafka::{
         AbortedTxnIndexEntry, BytePosition, CancellationToken, CustomMetadata, DeleteOutcome,
@@ -160,6 +162,7 @@ pub use {
         parse_txn_index, partition_dir_name, position_for_relative_offset,
         relative_offset_floor_for_timestamp, segment_file_name, txn_overlaps,
     },
+    krabka_object_store::kms::KmsConfig,
     krabka_object_store::{
         AzureConfig, DEFAULT_MULTIPART_CHUNK_SIZE, DEFAULT_MULTIPART_THRESHOLD, GcsConfig,
         ObjectStoreConfig, S3Config,

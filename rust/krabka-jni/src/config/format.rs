@@ -7,8 +7,10 @@ use {
         keys::{ConfigKey, KEY_FAMILIES, Plugin},
         settings::Settings,
     },
+    krabka_object_store::{S3Credentials, Secret},
     krabka_remote_storage::{
-        Cipher, Compression, KeyPairFiles, RsaKeyPairs, SegmentCodec, envelope::EnvelopeError,
+        Cipher, CombinedKeyRing, Compression, KeyPairFiles, KeyRing, KmsConfig, KmsKeyRing,
+        RsaKeyPairs, SegmentCodec, envelope::EnvelopeError,
     },
     std::{path::PathBuf, sync::Arc},
 };
@@ -26,6 +28,8 @@ pub struct FormatConfig {
     pub encryption: Option<Cipher>,
     /// The active key pair's id and every configured pair's files.
     pub key_pairs: Option<(String, Vec<KeyPairFiles>)>,
+    /// The AWS KMS key that makes and unwraps data keys, if any.
+    pub kms: Option<KmsConfig>,
 }
 
 impl Default for FormatConfig {
@@ -36,6 +40,7 @@ impl Default for FormatConfig {
             compression: None,
             encryption: None,
             key_pairs: None,
+            kms: None,
         }
     }
 }
@@ -47,9 +52,17 @@ impl FormatConfig {
     /// [`EnvelopeError::KeyFile`] or [`EnvelopeError::KeyConfig`] for a key
     /// pair that cannot be used.
     pub fn codec(&self) -> Result<SegmentCodec, EnvelopeError> {
-        let keys = match &self.key_pairs {
-            Some((active, pairs)) => Some(Arc::new(RsaKeyPairs::load(active, pairs)?) as _),
+        let pairs: Option<Arc<dyn KeyRing>> = match &self.key_pairs {
+            Some((active, pairs)) => Some(Arc::new(RsaKeyPairs::load(active, pairs)?)),
             None => None,
+        };
+        let kms: Option<Arc<dyn KeyRing>> = match &self.kms {
+            Some(config) => Some(Arc::new(KmsKeyRing::new(config)?)),
+            None => None,
+        };
+        let keys = match (kms, pairs) {
+            (Some(kms), Some(pairs)) => Some(Arc::new(CombinedKeyRing::new(kms, vec![pairs])) as _),
+            (kms, pairs) => kms.or(pairs),
         };
         Ok(SegmentCodec {
             chunk_size: self.chunk_size,
@@ -79,12 +92,13 @@ pub fn parse_format(entries: &[(String, String)]) -> Result<FormatConfig, Config
         })
         .transpose()?;
     let key_pairs = key_pairs(&settings)?;
+    let kms = kms(&settings)?;
     let encryption = if settings.flag(ConfigKey::EncryptionEnabled) {
-        if key_pairs.is_none() {
+        if key_pairs.is_none() && kms.is_none() {
             return Err(ConfigError::refused(
                 ConfigKey::EncryptionKeyPairs,
                 "",
-                "the ids of the key pairs (with encryption.key.pair.id among them) when encryption.enabled is true",
+                "the ids of the key pairs (with encryption.key.pair.id among them), or encryption.kms.key.id, when encryption.enabled is true",
             ));
         }
         let name = settings
@@ -102,7 +116,43 @@ pub fn parse_format(entries: &[(String, String)]) -> Result<FormatConfig, Config
         compression,
         encryption,
         key_pairs,
+        kms,
     })
+}
+
+/// `encryption.kms.*`: the KMS key, when `encryption.kms.key.id` is set,
+/// with the S3 tier's static credentials when it has them.
+fn kms(settings: &Settings<'_>) -> Result<Option<KmsConfig>, ConfigError> {
+    let Some(key_id) = settings.text(ConfigKey::EncryptionKmsKeyId) else {
+        return Ok(None);
+    };
+    let region = settings
+        .text(ConfigKey::EncryptionKmsRegion)
+        .or_else(|| settings.text(ConfigKey::S3Region))
+        .ok_or_else(|| {
+            ConfigError::refused(
+                ConfigKey::EncryptionKmsRegion,
+                "",
+                "the key's region (or s3.region) when encryption.kms.key.id is set",
+            )
+        })?;
+    let mut config = KmsConfig::new(key_id, region);
+    config.endpoint = settings
+        .text(ConfigKey::EncryptionKmsEndpoint)
+        .map(str::to_owned);
+    if let (Some(id), Some(secret)) = (
+        settings.text(ConfigKey::S3AccessKeyId),
+        settings.text(ConfigKey::S3SecretAccessKey),
+    ) {
+        config.credentials = S3Credentials::Static {
+            access_key_id: id.to_owned(),
+            secret_access_key: Secret::new(secret.to_owned()),
+            session_token: settings
+                .text(ConfigKey::S3SessionToken)
+                .map(|token| Secret::new(token.to_owned())),
+        };
+    }
+    Ok(Some(config))
 }
 
 /// `encryption.key.pair.id`, `encryption.key.pairs` and the pairs' files;

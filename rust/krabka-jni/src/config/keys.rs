@@ -143,6 +143,12 @@ pub enum ConfigKey {
     EncryptionKeyPairId,
     /// `encryption.key.pairs`.
     EncryptionKeyPairs,
+    /// `encryption.kms.key.id`.
+    EncryptionKmsKeyId,
+    /// `encryption.kms.region`.
+    EncryptionKmsRegion,
+    /// `encryption.kms.endpoint`.
+    EncryptionKmsEndpoint,
     /// `native.library.path`.
     NativeLibraryPath,
     /// `metadata.manager`.
@@ -409,7 +415,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 60] = [
+    pub const ALL: [Self; 63] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -465,6 +471,9 @@ impl ConfigKey {
         Self::EncryptionCipher,
         Self::EncryptionKeyPairId,
         Self::EncryptionKeyPairs,
+        Self::EncryptionKmsKeyId,
+        Self::EncryptionKmsRegion,
+        Self::EncryptionKmsEndpoint,
         Self::NativeLibraryPath,
         Self::MetadataManager,
         Self::MetadataMemoryLossOnRestartAccepted,
@@ -586,7 +595,10 @@ impl ConfigKey {
             | Self::EncryptionEnabled
             | Self::EncryptionCipher
             | Self::EncryptionKeyPairId
-            | Self::EncryptionKeyPairs => self.format_row(),
+            | Self::EncryptionKeyPairs
+            | Self::EncryptionKmsKeyId
+            | Self::EncryptionKmsRegion
+            | Self::EncryptionKmsEndpoint => self.format_row(),
             Self::MetadataManager
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
@@ -656,6 +668,22 @@ impl ConfigKey {
             Self::EncryptionKeyPairs => text(
                 High,
                 "Ids of every configured RSA key pair, comma-separated; each needs                  encryption.key.pairs.ID.public.key.file and                  encryption.key.pairs.ID.private.key.file. Segments wrapped by any of them stay                  readable, also with encryption.enabled false.",
+            ),
+            Self::EncryptionKmsKeyId => text(
+                High,
+                "An AWS KMS key (id, ARN or alias/NAME) that makes each new segment's data key \
+                 (GenerateDataKey) and unwraps it (Decrypt), with the S3 tier's credentials \
+                 (s3.access.key.id, else the ambient AWS chain). With key pairs configured too, \
+                 KMS wraps new segments and the pairs still unwrap their own.",
+            ),
+            Self::EncryptionKmsRegion => text(
+                Medium,
+                "Region of encryption.kms.key.id; unset means s3.region.",
+            ),
+            Self::EncryptionKmsEndpoint => text(
+                Low,
+                "Endpoint URL of KMS (a VPC endpoint, a local KMS-compatible server); unset means \
+                 https://kms.REGION.amazonaws.com.",
             ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
@@ -1126,6 +1154,9 @@ impl ConfigKey {
             Self::EncryptionCipher => "encryption.cipher",
             Self::EncryptionKeyPairId => "encryption.key.pair.id",
             Self::EncryptionKeyPairs => "encryption.key.pairs",
+            Self::EncryptionKmsKeyId => "encryption.kms.key.id",
+            Self::EncryptionKmsRegion => "encryption.kms.region",
+            Self::EncryptionKmsEndpoint => "encryption.kms.endpoint",
             Self::NativeLibraryPath => "native.library.path",
             Self::MetadataManager => "metadata.manager",
             Self::MetadataMemoryLossOnRestartAccepted => "metadata.memory.loss.on.restart.accepted",

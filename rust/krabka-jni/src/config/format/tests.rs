@@ -25,6 +25,7 @@ fn defaults_write_plain_segments() {
             compression: None,
             encryption: None,
             key_pairs: None,
+            kms: None,
         }
     );
     assert!(format.codec().unwrap().writes_plain());
@@ -129,4 +130,33 @@ fn key_files_are_read_when_the_codec_opens() {
     entries.extend(config(&K1));
     let err = parse_format(&entries).unwrap().codec().unwrap_err();
     assert!(err.to_string().contains("/keys/k1.pem"), "{err}");
+}
+
+#[test]
+fn a_kms_key_takes_the_s3_credentials_and_region() {
+    let format = parse_format(&config(&[
+        ("backend", "s3"),
+        ("s3.region", "eu-west-1"),
+        ("s3.access.key.id", "AKIA"),
+        ("s3.secret.access.key", "hunter2"),
+        ("encryption.enabled", "true"),
+        ("encryption.kms.key.id", "alias/kafka-tier"),
+        ("encryption.kms.endpoint", "http://127.0.0.1:4566"),
+    ]))
+    .unwrap();
+    let kms = format.kms.unwrap();
+    assert_eq!(
+        (kms.key_id.as_str(), kms.region.as_str()),
+        ("alias/kafka-tier", "eu-west-1")
+    );
+    assert_eq!(kms.endpoint.as_deref(), Some("http://127.0.0.1:4566"));
+    assert!(matches!(
+        kms.credentials,
+        krabka_object_store::S3Credentials::Static { .. }
+    ));
+    assert!(!format!("{kms:?}").contains("hunter2"));
+    let err = parse_format(&config(&[("encryption.kms.key.id", "k")]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("encryption.kms.region"), "{err}");
 }

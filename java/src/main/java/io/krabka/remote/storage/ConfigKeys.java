@@ -188,6 +188,15 @@ public final class ConfigKeys {
     /** {@code encryption.key.pairs}. */
     public static final String ENCRYPTION_KEY_PAIRS_CONFIG = "encryption.key.pairs";
 
+    /** {@code encryption.kms.key.id}. */
+    public static final String ENCRYPTION_KMS_KEY_ID_CONFIG = "encryption.kms.key.id";
+
+    /** {@code encryption.kms.region}. */
+    public static final String ENCRYPTION_KMS_REGION_CONFIG = "encryption.kms.region";
+
+    /** {@code encryption.kms.endpoint}. */
+    public static final String ENCRYPTION_KMS_ENDPOINT_CONFIG = "encryption.kms.endpoint";
+
     /** {@code native.library.path}. */
     public static final String NATIVE_LIBRARY_PATH_CONFIG = "native.library.path";
 
@@ -264,7 +273,10 @@ public final class ConfigKeys {
             ENCRYPTION_ENABLED_CONFIG,
             ENCRYPTION_CIPHER_CONFIG,
             ENCRYPTION_KEY_PAIR_ID_CONFIG,
-            ENCRYPTION_KEY_PAIRS_CONFIG);
+            ENCRYPTION_KEY_PAIRS_CONFIG,
+            ENCRYPTION_KMS_KEY_ID_CONFIG,
+            ENCRYPTION_KMS_REGION_CONFIG,
+            ENCRYPTION_KMS_ENDPOINT_CONFIG);
 
     /**
      * The metadata manager's keys that the native library reads, in table order: the adapter
@@ -542,6 +554,17 @@ public final class ConfigKeys {
                         + "      encryption.key.pairs.ID.private.key.file. Segments wrapped by "
                         + "any of them stay                  readable, also with "
                         + "encryption.enabled false.");
+        def.define(ENCRYPTION_KMS_KEY_ID_CONFIG, Type.STRING, null, Importance.HIGH,
+                "An AWS KMS key (id, ARN or alias/NAME) that makes each new segment's "
+                        + "data key (GenerateDataKey) and unwraps it (Decrypt), with the S3 "
+                        + "tier's credentials (s3.access.key.id, else the ambient AWS chain). "
+                        + "With key pairs configured too, KMS wraps new segments and the pairs "
+                        + "still unwrap their own.");
+        def.define(ENCRYPTION_KMS_REGION_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "Region of encryption.kms.key.id; unset means s3.region.");
+        def.define(ENCRYPTION_KMS_ENDPOINT_CONFIG, Type.STRING, null, Importance.LOW,
+                "Endpoint URL of KMS (a VPC endpoint, a local KMS-compatible server); "
+                        + "unset means https://kms.REGION.amazonaws.com.");
         def.define(NATIVE_LIBRARY_PATH_CONFIG, Type.STRING, null, Importance.LOW,
                 "Absolute path of a libkrabka_jni.so to load instead of the one "
                         + "bundled in the jar (for platforms other than linux/x86_64, or a "
