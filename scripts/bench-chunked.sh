@@ -11,7 +11,7 @@
 #               answer, chunked against plain;
 #   read zstd:  the same of the producer-zstd segment, where the chunked format saves no bytes: what
 #               decryption and the envelope cost a read.
-# CPU time of each process is reported per MiB. Prints Markdown tables (every round, then the medians).
+# CPU time of each process is reported per GiB, and its peak resident memory (/usr/bin/time). Prints Markdown tables (every round, then the medians).
 #
 #   KRABKA_BENCH_MIB=256 KRABKA_BENCH_ROUNDS=5 KRABKA_BENCH_LATENCY_MS=25   (--full: 1024 MiB)
 #
@@ -33,6 +33,7 @@ if [[ ! -x $toxiproxy ]]; then
   echo "installing toxiproxy $TOXIPROXY_VERSION (go install)"
   GOBIN=$KRABKA_TOOLS/go/bin go install "github.com/Shopify/toxiproxy/v2/cmd/server@$TOXIPROXY_VERSION"
 fi
+[[ -x /usr/bin/time ]] || { apt-get update -qq && apt-get install -y -qq time; }
 install_servers --no-s3s
 cargo build --release --locked -q -p krabka-remote-storage --example chunked_bench
 bench=target/release/examples/chunked_bench
@@ -82,14 +83,16 @@ for round in $(seq 1 "$rounds"); do
         # shellcheck disable=SC2046
         "$bench" copy "$format" "$source_log" "$seed" "$work/keys" $(s3 "$WEED_ENDPOINT" "r$round") > /dev/null
         # shellcheck disable=SC2046
-        line=$("$bench" read "$format" "$(stat -c %s "$source_log")" "$seed" "$work/keys" \
+        line=$(/usr/bin/time -f '%M' -o "$work/rss" "$bench" read "$format" "$(stat -c %s "$source_log")" "$seed" "$work/keys" \
           $(s3 "http://127.0.0.1:$proxy_port" "r$round"))
       else
         sync
         # shellcheck disable=SC2046
-        line=$("$bench" copy "$format" "$work/$workload.log" "$seed" "$work/keys" $(s3 "$WEED_ENDPOINT" "r$round"))
+        line=$(/usr/bin/time -f '%M' -o "$work/rss" "$bench" copy "$format" "$work/$workload.log" "$seed" "$work/keys" \
+          $(s3 "$WEED_ENDPOINT" "r$round"))
         field stored_bytes <<< "$line" > "$work/$workload-$format-stored-$round"
       fi
+      tail -n 1 "$work/rss" >> "$work/$workload-$format-rss"
       field seconds <<< "$line" > "$work/$workload-$format-$round"
       field cpu_seconds <<< "$line" > "$work/$workload-$format-cpu-$round"
     done
@@ -118,3 +121,10 @@ printf '| copy, producer-zstd: throughput chunked / plain | %.3f | ≥ 0.95 |\n'
 printf '| copy, producer-zstd: bytes stored chunked / plain | %.3f | ≤ 1.01 |\n' "$(median "$work/zstd-stored-ratio")"
 printf '| catch-up read at +%s ms (1 MiB fetches), text: throughput chunked / plain | %.3f | ≥ 0.9 |\n' "$latency" "$(median "$work/read-ratio")"
 printf '| catch-up read at +%s ms, producer-zstd (nothing saved): throughput chunked / plain | %.3f | ≥ 0.9 |\n' "$latency" "$(median "$work/readz-ratio")"
+echo
+echo "| peak RSS of the process (median, MiB) | plain | chunked |"
+echo "|---|---|---|"
+for workload in text zstd read readz; do
+  mib_of() { awk -v k="$(median "$1")" 'BEGIN { printf "%d", k / 1024 }'; }
+  printf '| %s | %s | %s |\n' "$workload" "$(mib_of "$work/$workload-plain-rss")" "$(mib_of "$work/$workload-chunked-rss")"
+done
