@@ -109,6 +109,20 @@ pub struct KeyPairFiles {
     pub private_key_file: PathBuf,
 }
 
+impl KeyPairFiles {
+    /// A pair as a command line gives it: `ID=PUBLIC.pem,PRIVATE.pem`.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let (id, files) = text.split_once('=')?;
+        let (public, private) = files.split_once(',')?;
+        Some(Self {
+            id: id.to_owned(),
+            public_key_file: PathBuf::from(public),
+            private_key_file: PathBuf::from(private),
+        })
+    }
+}
+
 impl RsaKeyPairs {
     /// Reads every pair's files once; `active` names the pair new segments
     /// are wrapped with.

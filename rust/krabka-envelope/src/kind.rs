@@ -1,6 +1,12 @@
 //! The objects of a segment that the format encodes.
 
-use {krabka_kafka::IndexType, std::fmt};
+use {
+    krabka_kafka::{IndexType, LOG_FILE_SUFFIX},
+    std::fmt,
+};
+
+/// Suffix of a chunked segment's envelope object, beside its `.log`.
+pub const ENVELOPE_SUFFIX: &str = ".envelope";
 
 /// One object of a tiered segment: its log or one of its five indexes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,6 +56,26 @@ impl ObjectKind {
         Self::ALL.into_iter().find(|kind| kind.code() == code)
     }
 
+    /// The suffix of the kind's object key (`.log`, `.index`, …), as Kafka
+    /// names the segment's files.
+    #[must_use]
+    pub const fn suffix(self) -> &'static str {
+        match self {
+            Self::Log => LOG_FILE_SUFFIX,
+            Self::OffsetIndex => IndexType::Offset.suffix(),
+            Self::TimeIndex => IndexType::Timestamp.suffix(),
+            Self::TransactionIndex => IndexType::Transaction.suffix(),
+            Self::ProducerSnapshot => IndexType::ProducerSnapshot.suffix(),
+            Self::LeaderEpoch => IndexType::LeaderEpoch.suffix(),
+        }
+    }
+
+    /// The kind whose objects end in `suffix`.
+    #[must_use]
+    pub fn of_suffix(suffix: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.suffix() == suffix)
+    }
+
     /// The kind of one of Kafka's index types.
     #[must_use]
     pub const fn of_index(index: IndexType) -> Self {
@@ -87,5 +113,15 @@ mod tests {
         }
         assert_eq!(ObjectKind::from_code(6), None);
         assert_eq!(ObjectKind::of_index(IndexType::Transaction).code(), 3);
+    }
+
+    #[test]
+    fn suffixes_are_kafkas_and_round_trip() {
+        for kind in ObjectKind::ALL {
+            assert_eq!(ObjectKind::of_suffix(kind.suffix()), Some(kind));
+        }
+        assert_eq!(ObjectKind::Log.suffix(), ".log");
+        assert_eq!(ObjectKind::LeaderEpoch.suffix(), ".leader_epoch_checkpoint");
+        assert_eq!(ObjectKind::of_suffix(ENVELOPE_SUFFIX), None);
     }
 }

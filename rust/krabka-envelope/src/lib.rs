@@ -45,6 +45,6 @@ pub use {
     error::{EnvelopeError, Result},
     heuristic::producer_compressed,
     keyring::{KeyPairFiles, KeyRing, RsaKeyPairs, WrappedKey},
-    kind::ObjectKind,
+    kind::{ENVELOPE_SUFFIX, ObjectKind},
     settings::{Compression, DEFAULT_CHUNK_SIZE, DEFAULT_ZSTD_LEVEL, SegmentCodec},
 };

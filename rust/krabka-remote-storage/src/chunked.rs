@@ -27,8 +27,7 @@ use {
     uuid::Uuid,
 };
 
-/// Suffix of a chunked segment's envelope object, beside its `.log`.
-pub const ENVELOPE_SUFFIX: &str = ".envelope";
+pub use krabka_envelope::ENVELOPE_SUFFIX;
 
 /// The custom metadata a copy in the chunked format returns to Kafka.
 pub const CHUNKED_MARKER: &[u8] = b"krabka-chunked-v1";

@@ -13,7 +13,9 @@ use {
     async_trait::async_trait,
     bytes::Bytes,
     futures_util::{StreamExt, TryStreamExt, stream::BoxStream},
-    krabka_envelope::{EnvelopeError, KeyRing, ObjectKind, OpenedSegment, SegmentEnvelope},
+    krabka_envelope::{
+        ENVELOPE_SUFFIX, EnvelopeError, KeyRing, ObjectKind, OpenedSegment, SegmentEnvelope,
+    },
     krabka_kafka::parse_segment_file_name,
     object_store::{
         CopyOptions, GetOptions, GetRange, GetResult, GetResultPayload, ListResult,
@@ -27,9 +29,6 @@ use {
         sync::{Arc, Mutex, PoisonError},
     },
 };
-
-/// Suffix of a chunked segment's envelope.
-const ENVELOPE_SUFFIX: &str = ".envelope";
 
 /// A tier's store in which segments in the chunked format read as Kafka's
 /// plain bytes, with their original sizes; each segment's envelope is read
@@ -82,9 +81,7 @@ impl DecodingStore {
         let text = location.as_ref();
         let name = location.filename()?;
         let parsed = parse_segment_file_name(name)?;
-        let kind = ObjectKind::ALL
-            .into_iter()
-            .find(|kind| kind_suffix(*kind) == parsed.suffix)?;
+        let kind = ObjectKind::of_suffix(parsed.suffix)?;
         let stem = &text[..text.len() - parsed.suffix.len()];
         Some((stem.to_owned(), kind))
     }
@@ -142,18 +139,6 @@ async fn opened(
         .unwrap_or_else(PoisonError::into_inner)
         .insert(stem.to_owned(), opened.clone());
     Ok(opened)
-}
-
-/// The suffix of an object kind's files.
-fn kind_suffix(kind: ObjectKind) -> &'static str {
-    match kind {
-        ObjectKind::Log => ".log",
-        ObjectKind::OffsetIndex => ".index",
-        ObjectKind::TimeIndex => ".timeindex",
-        ObjectKind::TransactionIndex => ".txnindex",
-        ObjectKind::ProducerSnapshot => ".snapshot",
-        ObjectKind::LeaderEpoch => ".leader_epoch_checkpoint",
-    }
 }
 
 /// A format error as the store's error for `location`.

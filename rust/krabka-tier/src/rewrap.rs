@@ -18,8 +18,7 @@ use {
     serde::Serialize,
 };
 
-/// Suffix of a chunked segment's envelope (as the tiers write it).
-pub const ENVELOPE_SUFFIX: &str = ".envelope";
+pub use krabka_envelope::ENVELOPE_SUFFIX;
 
 /// What a rewrap did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -102,15 +102,7 @@ impl Source {
         self.key_pairs
             .iter()
             .map(|pair| {
-                pair.split_once('=')
-                    .and_then(|(id, files)| {
-                        let (public, private) = files.split_once(',')?;
-                        Some(KeyPairFiles {
-                            id: id.to_owned(),
-                            public_key_file: PathBuf::from(public),
-                            private_key_file: PathBuf::from(private),
-                        })
-                    })
+                KeyPairFiles::parse(pair)
                     .ok_or_else(|| format!("--key-pair {pair}: expected ID=PUBLIC.pem,PRIVATE.pem"))
             })
             .collect()

@@ -9,15 +9,14 @@
 //! every chunk of every object, each read at the version the manifest pins.
 
 use {
-    krabka_envelope::{EnvelopeError, KeyRing, ObjectKind, OpenedSegment, SegmentEnvelope},
+    krabka_envelope::{
+        ENVELOPE_SUFFIX, EnvelopeError, KeyRing, ObjectKind, OpenedSegment, SegmentEnvelope,
+    },
     krabka_object_store::{ObjectStoreConfig, build_object_store},
     krabka_worm::{ArchiveVerifyReport, ObjectEntry, SegmentManifest, VerifyBreak},
     object_store::{GetOptions, GetRange, ObjectStore, path::Path},
     std::sync::Arc,
 };
-
-/// Suffix of a segment's envelope in its manifest.
-const ENVELOPE_SUFFIX: &str = ".envelope";
 
 /// What the check did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +109,7 @@ async fn check_segment(
     for object in opened.envelope().objects.clone() {
         let Some(entry) = objects
             .iter()
-            .find(|entry| entry.suffix == suffix_of(object.kind))
+            .find(|entry| entry.suffix == object.kind.suffix())
         else {
             return Err(unreadable(
                 &envelope.key,
@@ -182,16 +181,4 @@ async fn read(
         .await
         .map_err(|err| err.to_string())?;
     got.bytes().await.map_err(|err| err.to_string())
-}
-
-/// The suffix of an object kind's key.
-fn suffix_of(kind: ObjectKind) -> &'static str {
-    match kind {
-        ObjectKind::Log => ".log",
-        ObjectKind::OffsetIndex => ".index",
-        ObjectKind::TimeIndex => ".timeindex",
-        ObjectKind::TransactionIndex => ".txnindex",
-        ObjectKind::ProducerSnapshot => ".snapshot",
-        ObjectKind::LeaderEpoch => ".leader_epoch_checkpoint",
-    }
 }

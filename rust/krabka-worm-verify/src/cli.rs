@@ -427,18 +427,9 @@ fn key_ring(pairs: &[String]) -> Result<Option<RsaKeyPairs>, UsageError> {
     let files = pairs
         .iter()
         .map(|pair| {
-            pair.split_once('=')
-                .and_then(|(id, files)| {
-                    let (public, private) = files.split_once(',')?;
-                    Some(KeyPairFiles {
-                        id: id.to_owned(),
-                        public_key_file: PathBuf::from(public),
-                        private_key_file: PathBuf::from(private),
-                    })
-                })
-                .ok_or_else(|| {
-                    UsageError::KeyPair(format!("{pair}: expected ID=PUBLIC.pem,PRIVATE.pem"))
-                })
+            KeyPairFiles::parse(pair).ok_or_else(|| {
+                UsageError::KeyPair(format!("{pair}: expected ID=PUBLIC.pem,PRIVATE.pem"))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let Some(first) = files.first() else {

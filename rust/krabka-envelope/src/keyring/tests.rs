@@ -144,3 +144,13 @@ fn the_ring_never_prints_key_material() {
         r#"RsaKeyPairs { active: "k1", ids: ["k1"] }"#
     );
 }
+
+#[test]
+fn a_pair_parses_from_its_command_line_form() {
+    let pair = KeyPairFiles::parse("k1=/keys/pub.pem,/keys/priv.pem").unwrap();
+    assert_eq!(pair.id, "k1");
+    assert_eq!(pair.public_key_file, Path::new("/keys/pub.pem"));
+    assert_eq!(pair.private_key_file, Path::new("/keys/priv.pem"));
+    assert_eq!(KeyPairFiles::parse("k1"), None);
+    assert_eq!(KeyPairFiles::parse("k1=/keys/pub.pem"), None);
+}

@@ -42,7 +42,7 @@ use {
         store_bridge::{spi_error, store_token},
     },
     bytes::Bytes,
-    krabka_envelope::{ChunkReport, ObjectKind, SegmentCodec, SegmentSealer},
+    krabka_envelope::{ChunkReport, ENVELOPE_SUFFIX, ObjectKind, SegmentCodec, SegmentSealer},
     krabka_kafka::{
         CancellationToken, CustomMetadata, IndexType, LOG_FILE_SUFFIX, LogSegmentData,
         RemoteLogSegmentMetadata, RemoteStorageError, Result,
@@ -329,7 +329,7 @@ impl WormArchiver {
                 chunks.push(object);
             }
             let envelope = Bytes::from(sealer.envelope(chunks).encode());
-            let suffix = crate::chunked::ENVELOPE_SUFFIX;
+            let suffix = ENVELOPE_SUFFIX;
             let key = keys.with_suffix(suffix).map_err(spi_error)?;
             objects.push(
                 self.upload(suffix, &key, UploadSource::Bytes(envelope), &cancel)
@@ -617,12 +617,9 @@ fn encoded(
     suffix: &str,
     source: UploadSource,
 ) -> Result<(UploadSource, ObjectKind, ChunkReport)> {
-    let kind = ObjectKind::ALL
-        .into_iter()
-        .find(|kind| suffix_of(*kind) == suffix)
-        .ok_or_else(|| {
-            RemoteStorageError::InvalidArgument(format!("no object kind has suffix {suffix}"))
-        })?;
+    let kind = ObjectKind::of_suffix(suffix).ok_or_else(|| {
+        RemoteStorageError::InvalidArgument(format!("no object kind has suffix {suffix}"))
+    })?;
     let name = format!("{suffix} of segment {} (encoded)", sealer.segment());
     let stream = match source {
         UploadSource::File(path) => {
@@ -642,18 +639,6 @@ fn encoded(
         }
     };
     Ok((UploadSource::Stream(stream.0), kind, stream.1))
-}
-
-/// The suffix of an object kind's key.
-fn suffix_of(kind: ObjectKind) -> &'static str {
-    match kind {
-        ObjectKind::Log => LOG_FILE_SUFFIX,
-        ObjectKind::OffsetIndex => IndexType::Offset.suffix(),
-        ObjectKind::TimeIndex => IndexType::Timestamp.suffix(),
-        ObjectKind::TransactionIndex => IndexType::Transaction.suffix(),
-        ObjectKind::ProducerSnapshot => IndexType::ProducerSnapshot.suffix(),
-        ObjectKind::LeaderEpoch => IndexType::LeaderEpoch.suffix(),
-    }
 }
 
 fn entry(suffix: &str, key: &Path, uploaded: Uploaded) -> ObjectEntry {
