@@ -339,3 +339,154 @@ fn a_failing_source_is_an_error() {
     assert_eq!(err.to_string(), "disk gone");
     assert!(report.take(ObjectKind::Log, segment).is_err());
 }
+
+/// Reads `[start, end)` through `cache`, counting the stored reads opened.
+fn read_cached(
+    opened: &Arc<OpenedSegment>,
+    stored: &Arc<Vec<u8>>,
+    cache: &Arc<crate::DecodedChunks>,
+    opens: &Arc<std::sync::atomic::AtomicUsize>,
+    start: u64,
+    end: Option<u64>,
+) -> Vec<u8> {
+    let span = opened.span(ObjectKind::Log, start, end).unwrap();
+    let (stored, opens) = (Arc::clone(stored), Arc::clone(opens));
+    let mut reader = opened
+        .cached_range_reader(
+            ObjectKind::Log,
+            (start, end),
+            Arc::clone(cache),
+            None,
+            move |at| {
+                opens.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                assert!(at >= span.stored.start && at < span.stored.end);
+                let to = usize::try_from(span.stored.end).unwrap();
+                Ok(std::io::Cursor::new(
+                    stored[usize::try_from(at).unwrap()..to].to_vec(),
+                ))
+            },
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    reader.read_to_end(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn cached_reads_decode_each_chunk_once_and_equal_the_original() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let ring = keys();
+    let original = text(5 * CHUNK as usize + 100);
+    let written = write(&codec(true, Some(Cipher::Aes256Gcm)), &original);
+    let opened = open(&written, Some(&*ring)).unwrap();
+    let stored = Arc::new(written.stored.clone());
+    let cache = Arc::new(crate::DecodedChunks::new(64 * CHUNK as usize));
+    let opens = Arc::new(AtomicUsize::new(0));
+
+    // Kafka's way: pieces of a quarter chunk, each its own stream.
+    let piece = u64::from(CHUNK / 4);
+    let mut served = Vec::new();
+    let mut at = 0u64;
+    while at < original.len() as u64 {
+        let end = (at + piece).min(original.len() as u64);
+        served.extend(read_cached(&opened, &stored, &cache, &opens, at, Some(end)));
+        at = end;
+    }
+    assert_eq!(served, original);
+    // One stored read per chunk (6), not one per piece (21).
+    assert_eq!(opens.load(Ordering::SeqCst), 6);
+    assert_eq!(cache.usage().chunks, 6);
+
+    // Everything is held now: a whole read opens nothing.
+    let whole = read_cached(&opened, &stored, &cache, &opens, 0, None);
+    assert_eq!(whole, original);
+    assert_eq!(opens.load(Ordering::SeqCst), 6);
+
+    // A gap in the cache: one stored read from the first missing chunk.
+    cache.forget_segment(written.segment);
+    let middle = read_cached(
+        &opened,
+        &stored,
+        &cache,
+        &opens,
+        100,
+        Some(3 * u64::from(CHUNK)),
+    );
+    assert_eq!(middle, original[100..3 * CHUNK as usize]);
+    assert_eq!(opens.load(Ordering::SeqCst), 7);
+}
+
+#[test]
+fn a_cached_read_of_a_tampered_chunk_fails_and_caches_nothing() {
+    let ring = keys();
+    let original = text(3 * CHUNK as usize);
+    let mut written = write(&codec(false, Some(Cipher::Aes256Gcm)), &original);
+    let flip = STORED_MAGIC.len() + CHUNK as usize + 100;
+    written.stored[flip] ^= 1;
+    let opened = open(&written, Some(&*ring)).unwrap();
+    let stored = Arc::new(written.stored.clone());
+    let cache = Arc::new(crate::DecodedChunks::new(64 * CHUNK as usize));
+    let mut reader = opened
+        .cached_range_reader(
+            ObjectKind::Log,
+            (0, None),
+            Arc::clone(&cache),
+            None,
+            move |at| {
+                Ok(std::io::Cursor::new(
+                    stored[usize::try_from(at).unwrap()..].to_vec(),
+                ))
+            },
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    let err = reader.read_to_end(&mut out).unwrap_err();
+    assert!(
+        matches!(
+            crate::EnvelopeError::from_io(&err),
+            Some(crate::EnvelopeError::CorruptChunk { chunk: 1, .. })
+        ),
+        "{err}"
+    );
+    // Chunk 0 decoded and is kept; chunk 1 is not.
+    assert_eq!(cache.usage().chunks, 1);
+}
+
+#[test]
+fn stored_pieces_equal_the_stored_stream() {
+    let original = text(3 * CHUNK as usize + 17);
+    let codec = codec(true, Some(Cipher::Aes256Gcm));
+    let sealer = SegmentSealer::new(&codec, Uuid::new_v4()).unwrap();
+    let (mut by_read, read_report) = sealer.encoder(ObjectKind::Log, &original[..]);
+    let mut streamed = Vec::new();
+    by_read.read_to_end(&mut streamed).unwrap();
+    let (mut by_piece, piece_report) = sealer.encoder(ObjectKind::Log, &original[..]);
+    let mut pieces = Vec::new();
+    while let Some(piece) = by_piece.next_stored().unwrap() {
+        pieces.push(piece);
+    }
+    // The magic, then one piece per chunk.
+    assert_eq!(pieces.len(), 1 + 4);
+    assert_eq!(pieces[0], STORED_MAGIC);
+    let log = piece_report
+        .take(ObjectKind::Log, sealer.segment())
+        .unwrap();
+    let lengths: Vec<u64> = log.chunks.iter().map(|c| u64::from(c.stored_len)).collect();
+    assert_eq!(
+        pieces[1..]
+            .iter()
+            .map(|p| p.len() as u64)
+            .collect::<Vec<_>>(),
+        lengths
+    );
+    // One sealer, one data key: the same bytes either way.
+    assert_eq!(pieces.concat(), streamed);
+    assert_eq!(
+        read_report
+            .take(ObjectKind::Log, sealer.segment())
+            .unwrap()
+            .chunks
+            .len(),
+        log.chunks.len()
+    );
+}

@@ -4,8 +4,10 @@
 use {
     crate::{
         ChunkCipher, ChunkPlace, EnvelopeError, KeyRing, ObjectKind, Result, WrappedKey,
+        chunk_cache::{ChunkId, DecodedChunks},
         envelope::{ChunkSpan, ObjectChunks, STORED_MAGIC, SegmentEnvelope},
     },
+    bytes::Bytes,
     std::{
         io::{self, Read},
         sync::Arc,
@@ -95,6 +97,51 @@ impl OpenedSegment {
         end: Option<u64>,
         stored: R,
     ) -> Result<RangeDecoder<R>> {
+        self.decoder(kind, start, end, Stored::Reader(stored))
+    }
+
+    /// A reader of original bytes `[start, end)` of `kind` that takes each
+    /// chunk from `cache` when it holds it, and otherwise reads stored
+    /// bytes and keeps what it decodes in `cache`. `first`, when given, is
+    /// a reader already open at the span's first chunk (`stored.start`),
+    /// used instead of the cache. Otherwise chunks come from the cache until
+    /// the first it does not hold; `open` is then called, once, with that
+    /// chunk's stored offset and must return a reader of the stored bytes
+    /// from there to the span's `stored.end`, which serves the rest.
+    ///
+    /// # Errors
+    /// As [`OpenedSegment::span`].
+    pub fn cached_range_reader<R, F>(
+        self: &Arc<Self>,
+        kind: ObjectKind,
+        (start, end): (u64, Option<u64>),
+        cache: Arc<DecodedChunks>,
+        first: Option<R>,
+        open: F,
+    ) -> Result<RangeDecoder<R>>
+    where
+        R: Read,
+        F: FnMut(u64) -> io::Result<R> + Send + 'static,
+    {
+        self.decoder(
+            kind,
+            start,
+            end,
+            Stored::Cached {
+                cache,
+                open: Box::new(open),
+                reader: first,
+            },
+        )
+    }
+
+    fn decoder<R: Read>(
+        self: &Arc<Self>,
+        kind: ObjectKind,
+        start: u64,
+        end: Option<u64>,
+        stored: Stored<R>,
+    ) -> Result<RangeDecoder<R>> {
         let span = self.span(kind, start, end)?;
         let object_end = self.original_size(kind)?;
         Ok(RangeDecoder {
@@ -106,8 +153,7 @@ impl OpenedSegment {
             chunk_start: span.original_start,
             start,
             end: end.unwrap_or(object_end).min(object_end),
-            out: Vec::new(),
-            out_at: 0,
+            out: Bytes::new(),
         })
     }
 
@@ -193,73 +239,147 @@ fn place_of(envelope: &SegmentEnvelope, object: &ObjectChunks, index: u32) -> Ch
 }
 
 /// Original bytes of a range of one object, decoded chunk by chunk from a
-/// reader of its stored bytes. Holds one chunk at a time.
+/// reader of its stored bytes (or taken from a cache of decoded chunks).
+/// Holds one chunk at a time.
 #[derive(Debug)]
 pub struct RangeDecoder<R> {
     segment: Arc<OpenedSegment>,
     kind: ObjectKind,
-    stored: R,
+    stored: Stored<R>,
     next_chunk: u32,
     end_chunk: u32,
     /// Original offset of `next_chunk`.
     chunk_start: u64,
     start: u64,
     end: u64,
-    out: Vec<u8>,
-    out_at: usize,
+    /// What is left to serve of the current chunk.
+    out: Bytes,
+}
+
+/// Where a decoder's stored bytes come from.
+enum Stored<R> {
+    /// One reader, positioned at the first chunk.
+    Reader(R),
+    /// A cache of decoded chunks, and for the chunks it does not hold a
+    /// reader opened at the first of them.
+    Cached {
+        cache: Arc<DecodedChunks>,
+        open: Box<dyn FnMut(u64) -> io::Result<R> + Send>,
+        reader: Option<R>,
+    },
+}
+
+impl<R> std::fmt::Debug for Stored<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Reader(_) => f.write_str("Stored::Reader"),
+            Self::Cached { reader, .. } => f
+                .debug_struct("Stored::Cached")
+                .field("reading", &reader.is_some())
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 impl<R: Read> RangeDecoder<R> {
     fn next(&mut self) -> Result<()> {
-        let segment = &self.segment;
-        let object = segment.envelope.object(self.kind)?;
         let index = self.next_chunk;
-        let stored_len = object.chunks[index as usize].stored_len;
-        self.out.clear();
-        self.out.reserve(stored_len as usize);
-        let read = (&mut self.stored)
-            .take(u64::from(stored_len))
-            .read_to_end(&mut self.out)
-            .map_err(|source| EnvelopeError::Io {
-                action: "reading",
-                kind: self.kind,
-                segment: segment.segment(),
-                source,
-            })?;
-        if read < stored_len as usize {
-            return Err(EnvelopeError::Truncated {
-                segment: segment.segment(),
-                kind: self.kind,
-                chunk: index,
-                expected: u64::from(stored_len),
-                found: read as u64,
-            });
-        }
-        segment.open_chunk(self.kind, index, &mut self.out)?;
-        let chunk_end = self.chunk_start + self.out.len() as u64;
+        let id = ChunkId {
+            segment: self.segment.segment(),
+            kind: self.kind,
+            chunk: index,
+        };
+        let chunk = match &mut self.stored {
+            Stored::Reader(reader) => self.segment.read_chunk(self.kind, index, reader)?,
+            Stored::Cached {
+                cache,
+                open,
+                reader,
+            } => {
+                // Once a reader is open it serves the rest of the span: it
+                // is positioned at this chunk.
+                let held = if reader.is_none() {
+                    cache.get(&id)
+                } else {
+                    None
+                };
+                match held {
+                    Some(chunk) => chunk,
+                    None => {
+                        let stored = match reader {
+                            Some(stored) => stored,
+                            None => {
+                                let object = self.segment.envelope.object(self.kind)?;
+                                let at = object.stored_offset(index);
+                                let opened = open(at).map_err(|source| EnvelopeError::Io {
+                                    action: "reading",
+                                    kind: self.kind,
+                                    segment: id.segment,
+                                    source,
+                                })?;
+                                reader.insert(opened)
+                            }
+                        };
+                        let chunk = self.segment.read_chunk(self.kind, index, stored)?;
+                        cache.put(id, chunk.clone());
+                        chunk
+                    }
+                }
+            }
+        };
+        let chunk_end = self.chunk_start + chunk.len() as u64;
         let from = self.start.saturating_sub(self.chunk_start);
         let to = self.end.min(chunk_end) - self.chunk_start;
-        self.out.truncate(usize::try_from(to).unwrap_or(usize::MAX));
-        self.out_at = usize::try_from(from)
-            .unwrap_or(usize::MAX)
-            .min(self.out.len());
+        let to = usize::try_from(to).unwrap_or(usize::MAX).min(chunk.len());
+        let from = usize::try_from(from).unwrap_or(usize::MAX).min(to);
+        self.out = chunk.slice(from..to);
         self.chunk_start = chunk_end;
         self.next_chunk += 1;
         Ok(())
     }
 }
 
+impl OpenedSegment {
+    /// Reads chunk `index` of `kind` (its stored length) from `stored` and
+    /// opens it.
+    fn read_chunk(&self, kind: ObjectKind, index: u32, stored: &mut impl Read) -> Result<Bytes> {
+        let object = self.envelope.object(kind)?;
+        let stored_len = object.chunks[index as usize].stored_len;
+        let mut chunk = Vec::with_capacity(stored_len as usize);
+        let read = stored
+            .take(u64::from(stored_len))
+            .read_to_end(&mut chunk)
+            .map_err(|source| EnvelopeError::Io {
+                action: "reading",
+                kind,
+                segment: self.segment(),
+                source,
+            })?;
+        if read < stored_len as usize {
+            return Err(EnvelopeError::Truncated {
+                segment: self.segment(),
+                kind,
+                chunk: index,
+                expected: u64::from(stored_len),
+                found: read as u64,
+            });
+        }
+        self.open_chunk(kind, index, &mut chunk)?;
+        Ok(Bytes::from(chunk))
+    }
+}
+
 impl<R: Read> Read for RangeDecoder<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.out_at == self.out.len() {
+        while self.out.is_empty() {
             if self.next_chunk >= self.end_chunk || self.chunk_start >= self.end {
                 return Ok(0);
             }
             self.next().map_err(EnvelopeError::into_io)?;
         }
-        let n = buf.len().min(self.out.len() - self.out_at);
-        buf[..n].copy_from_slice(&self.out[self.out_at..self.out_at + n]);
-        self.out_at += n;
+        let n = buf.len().min(self.out.len());
+        buf[..n].copy_from_slice(&self.out[..n]);
+        bytes::Buf::advance(&mut self.out, n);
         Ok(n)
     }
 }

@@ -208,15 +208,36 @@ impl<R: Read> ObjectEncoder<R> {
         }
     }
 
-    /// Encodes the next chunk into `out`; at the end of the source, reports
-    /// the chunk list.
-    fn next_chunk(&mut self) -> io::Result<()> {
-        let mut body = std::mem::take(&mut self.out);
+    /// The object's next stored bytes, each in its own buffer: the magic,
+    /// then each sealed chunk; `None` at the end, once the chunk list is
+    /// reported.
+    ///
+    /// # Errors
+    /// The source's errors, and the format's as I/O errors
+    /// ([`EnvelopeError::from_io`] recovers them).
+    pub fn next_stored(&mut self) -> io::Result<Option<Vec<u8>>> {
+        // What is left of the bytes in hand (at first the magic).
+        let mut rest = std::mem::take(&mut self.out);
+        rest.drain(..self.out_at.min(rest.len()));
+        self.out_at = 0;
+        if !rest.is_empty() {
+            return Ok(Some(rest));
+        }
+        if self.done {
+            return Ok(None);
+        }
+        let sealed = self.next_chunk()?;
+        Ok((!sealed.is_empty()).then_some(sealed))
+    }
+
+    /// Encodes the next chunk; at the end of the source, reports the chunk
+    /// list (and gives no bytes when the source had none left).
+    fn next_chunk(&mut self) -> io::Result<Vec<u8>> {
+        let mut body = Vec::with_capacity(self.chunk_size + crate::TAG_LEN);
         let more = self.fill(&mut body)?;
         if body.is_empty() {
             self.finish();
-            self.out = body;
-            return Ok(());
+            return Ok(body);
         }
         let index = u32::try_from(self.chunks.len()).map_err(|_| {
             EnvelopeError::InvalidSetting("an object of more than 2^32 chunks".to_owned()).into_io()
@@ -260,12 +281,10 @@ impl<R: Read> ObjectEncoder<R> {
             stored_len: u32::try_from(body.len()).unwrap_or(u32::MAX),
             compressed,
         });
-        self.out = body;
-        self.out_at = 0;
         if !more {
             self.finish();
         }
-        Ok(())
+        Ok(body)
     }
 
     fn finish(&mut self) {
@@ -284,9 +303,8 @@ impl<R: Read> Read for ObjectEncoder<R> {
             if self.done {
                 return Ok(0);
             }
-            self.out.clear();
+            self.out = self.next_chunk()?;
             self.out_at = 0;
-            self.next_chunk()?;
         }
         let n = buf.len().min(self.out.len() - self.out_at);
         buf[..n].copy_from_slice(&self.out[self.out_at..self.out_at + n]);

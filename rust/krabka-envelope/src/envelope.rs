@@ -132,16 +132,9 @@ impl ObjectChunks {
         } else {
             first
         };
-        let offset_of = |index: u32| -> u64 {
-            STORED_MAGIC.len() as u64
-                + self.chunks[..index as usize]
-                    .iter()
-                    .map(|chunk| u64::from(chunk.stored_len))
-                    .sum::<u64>()
-        };
         let first = first.min(self.chunk_count());
         let last = last.min(self.chunk_count());
-        let stored_start = offset_of(first);
+        let stored_start = self.stored_offset(first);
         let stored_end = stored_start
             + self.chunks[first as usize..last as usize]
                 .iter()
@@ -152,6 +145,18 @@ impl ObjectChunks {
             stored: stored_start..stored_end,
             original_start: u64::from(first) * size,
         })
+    }
+
+    /// Where chunk `index` starts in the stored object (past the magic);
+    /// the stored size for an index past the last chunk.
+    #[must_use]
+    pub fn stored_offset(&self, index: u32) -> u64 {
+        let before = (index as usize).min(self.chunks.len());
+        STORED_MAGIC.len() as u64
+            + self.chunks[..before]
+                .iter()
+                .map(|chunk| u64::from(chunk.stored_len))
+                .sum::<u64>()
     }
 
     /// Number of chunks.

@@ -17,11 +17,14 @@
 //!   [`SegmentSealer::envelope`] gives the envelope to store last.
 //! - Reading: [`SegmentEnvelope::decode`], [`OpenedSegment::open`] (unwraps
 //!   the data key once), [`OpenedSegment::span`] (which stored bytes to
-//!   fetch) and [`OpenedSegment::range_reader`] (decodes them).
+//!   fetch) and [`OpenedSegment::range_reader`] (decodes them), or
+//!   [`OpenedSegment::cached_range_reader`], which takes the chunks a
+//!   [`DecodedChunks`] cache holds and keeps the ones it decodes.
 //!
 //! The byte layout, the nonce and associated data of a chunk, and test
 //! vectors are in `docs/chunked-format.md`.
 
+mod chunk_cache;
 mod cipher;
 mod decode;
 mod encode;
@@ -38,6 +41,7 @@ pub mod testing;
 mod codec_tests;
 
 pub use {
+    chunk_cache::{ChunkId, DecodedChunks, DecodedChunksUsage},
     cipher::{ChunkCipher, ChunkPlace, Cipher, DATA_KEY_LEN, DataKey, TAG_LEN},
     decode::{OpenedSegment, RangeDecoder},
     encode::{ChunkReport, ObjectEncoder, SegmentSealer},

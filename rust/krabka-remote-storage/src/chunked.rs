@@ -16,12 +16,25 @@
 //! (its envelope must exist). A segment without it is looked for an
 //! envelope only by a tier that compresses, encrypts or holds keys; a tier
 //! that never used the format sends no extra request.
+//!
+//! # Decoded chunks
+//!
+//! The format also keeps the last chunks it decoded ([`DecodedChunks`],
+//! [`DECODED_CHUNK_BUDGET`] bytes), shared by every reader of the tier:
+//! Kafka reads a remote segment in 1 MiB fetches, each its own stream, and
+//! a chunk is 4 MiB, so the fetches after the first of a chunk copy its
+//! plaintext from memory instead of decrypting and decompressing it again.
 
 use {
-    krabka_envelope::{EnvelopeError, ObjectKind, OpenedSegment, SegmentCodec, SegmentEnvelope},
+    krabka_envelope::{
+        ChunkReport, DecodedChunks, EnvelopeError, ObjectEncoder, ObjectKind, OpenedSegment,
+        SegmentCodec, SegmentEnvelope, SegmentSealer,
+    },
     krabka_kafka::{CustomMetadata, RemoteLogSegmentMetadata, RemoteStorageError, Result},
+    krabka_object_store::store::{pieces::Pieces, upload::StreamSource},
     std::{
         collections::{HashMap, VecDeque},
+        io::Read,
         sync::{Arc, Mutex, PoisonError},
     },
     uuid::Uuid,
@@ -35,6 +48,10 @@ pub const CHUNKED_MARKER: &[u8] = b"krabka-chunked-v1";
 /// Segments whose format a tier remembers.
 const REMEMBERED_SEGMENTS: usize = 4096;
 
+/// Bytes of decoded chunks a tier keeps: sixteen chunks of the default
+/// size, room for a few readers catching up at once.
+pub const DECODED_CHUNK_BUDGET: usize = 64 << 20;
+
 /// What a tier knows about one segment's format.
 #[derive(Debug, Clone)]
 pub(crate) enum SegmentFormat {
@@ -45,10 +62,21 @@ pub(crate) enum SegmentFormat {
 }
 
 /// A tier's codec and its memory of the segments it read.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ChunkedFormat {
     codec: SegmentCodec,
     known: Mutex<Known>,
+    decoded: Arc<DecodedChunks>,
+}
+
+impl Default for ChunkedFormat {
+    fn default() -> Self {
+        Self {
+            codec: SegmentCodec::default(),
+            known: Mutex::default(),
+            decoded: Arc::new(DecodedChunks::new(DECODED_CHUNK_BUDGET)),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -66,8 +94,13 @@ impl ChunkedFormat {
         codec.validate().map_err(config_error)?;
         Ok(Self {
             codec,
-            known: Mutex::default(),
+            ..Self::default()
         })
+    }
+
+    /// The decoded chunks the tier's readers share.
+    pub(crate) fn decoded(&self) -> &Arc<DecodedChunks> {
+        &self.decoded
     }
 
     /// The codec new segments are written with.
@@ -171,6 +204,7 @@ impl ChunkedFormat {
     /// copied or deleted).
     pub(crate) fn forget(&self, metadata: &RemoteLogSegmentMetadata) {
         let segment = metadata.remote_log_segment_id().id;
+        self.decoded.forget_segment(segment);
         let mut known = self.lock();
         if known.formats.remove(&segment).is_some() {
             known.order.retain(|id| *id != segment);
@@ -179,6 +213,29 @@ impl ChunkedFormat {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Known> {
         self.known.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The stored bytes of `reader` encoded by `sealer` as `kind`, as an
+/// upload source of pieces (each sealed chunk sent as it is, sealed a few
+/// chunks ahead of the upload), and the report that lists its chunks once
+/// uploaded. `name` says what it is in errors.
+pub(crate) fn encoded_stream(
+    sealer: &SegmentSealer,
+    kind: ObjectKind,
+    name: String,
+    reader: impl Read + Send + 'static,
+) -> (StreamSource, ChunkReport) {
+    let (encoder, report) = sealer.encoder(kind, reader);
+    (StreamSource::pieces(name, EncodedPieces(encoder)), report)
+}
+
+/// An encoder's stored bytes as upload pieces.
+struct EncodedPieces<R>(ObjectEncoder<R>);
+
+impl<R: Read + Send> Pieces for EncodedPieces<R> {
+    fn next_piece(&mut self) -> std::io::Result<Option<bytes::Bytes>> {
+        Ok(self.0.next_stored()?.map(bytes::Bytes::from))
     }
 }
 

@@ -422,11 +422,31 @@ impl RemoteStorageManager for LocalTieredStorage {
             let span = opened
                 .span(ObjectKind::Log, start_position, end)
                 .map_err(envelope_error)?;
-            file.seek(SeekFrom::Start(span.stored.start))
+            if span.stored.is_empty() {
+                return Ok(Box::new(io::empty()));
+            }
+            // Each chunk from the tier's decoded chunks when held, otherwise
+            // from the file, from that chunk to the span's end.
+            let stored_end = span.stored.end;
+            let open_at = move |file: &mut File, at: u64| -> io::Result<io::Take<File>> {
+                file.seek(SeekFrom::Start(at))?;
+                Ok(file.try_clone()?.take(stored_end - at))
+            };
+            let first = open_at(&mut file, span.stored.start)
                 .map_err(|err| RemoteStorageError::io("seek", &path, err))?;
-            let stored = file.take(span.stored.end - span.stored.start);
+            let first_cached = self.format.decoded().get(&krabka_envelope::ChunkId {
+                segment: opened.segment(),
+                kind: ObjectKind::Log,
+                chunk: span.chunks.start,
+            });
             let reader = opened
-                .range_reader(ObjectKind::Log, start_position, end, stored)
+                .cached_range_reader(
+                    ObjectKind::Log,
+                    (start_position, end),
+                    Arc::clone(self.format.decoded()),
+                    first_cached.is_none().then_some(first),
+                    move |at| open_at(&mut file, at),
+                )
                 .map_err(envelope_error)?;
             return Ok(Box::new(reader));
         }

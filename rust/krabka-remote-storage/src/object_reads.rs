@@ -9,7 +9,7 @@ use {
         store_bridge::spi_error,
     },
     futures_util::FutureExt,
-    krabka_envelope::{ObjectKind, OpenedSegment},
+    krabka_envelope::{ChunkId, DecodedChunks, ObjectKind, OpenedSegment},
     krabka_kafka::{
         IndexType, RemoteLogSegmentMetadata, RemoteStorageError, Result, SegmentReader,
     },
@@ -63,14 +63,16 @@ pub(crate) fn log_range(
 }
 
 /// Streams original bytes `[start, end]` (inclusive `end`, clamped) of a
-/// chunked segment's log `object`: the stored bytes of the chunks that
-/// cover them, through [`log_range`] (and so the read cache), decoded one
-/// chunk at a time.
+/// chunked segment's log `object`: each chunk that covers them from the
+/// tier's `decoded` chunks when held, otherwise its stored bytes through
+/// [`log_range`] (and so the read cache), decoded and kept in `decoded`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn chunked_log_range(
     store: &StoreHandle,
     object: ObjectAt,
     metadata: &RemoteLogSegmentMetadata,
     opened: &Arc<OpenedSegment>,
+    decoded: &Arc<DecodedChunks>,
     start: u64,
     end: Option<u64>,
     next: Option<cache::NextObjects>,
@@ -95,16 +97,45 @@ pub(crate) fn chunked_log_range(
     if span.stored.is_empty() {
         return Ok(Box::new(std::io::empty()));
     }
-    let stored = log_range(
-        store,
-        object,
-        metadata,
-        span.stored.start,
-        Some(span.stored.end - 1),
-        next,
-    )?;
+    let first_chunk = ChunkId {
+        segment: opened.segment(),
+        kind: ObjectKind::Log,
+        chunk: span.chunks.start,
+    };
+    let stored_last = span.stored.end - 1;
+    // The first stored read is opened here, so its errors (a missing
+    // object above all) reach the broker as they are.
+    let first = match decoded.get(&first_chunk) {
+        Some(_) => None,
+        None => Some(log_range(
+            store,
+            object.clone(),
+            metadata,
+            span.stored.start,
+            Some(stored_last),
+            next.clone(),
+        )?),
+    };
+    let (store, metadata) = (store.clone(), metadata.clone());
+    let open = move |at: u64| {
+        log_range(
+            &store,
+            object.clone(),
+            &metadata,
+            at,
+            Some(stored_last),
+            next.clone(),
+        )
+        .map_err(std::io::Error::other)
+    };
     let reader = opened
-        .range_reader(ObjectKind::Log, start, end, stored)
+        .cached_range_reader(
+            ObjectKind::Log,
+            (start, end),
+            Arc::clone(decoded),
+            first,
+            open,
+        )
         .map_err(envelope_error)?;
     Ok(Box::new(reader))
 }

@@ -26,6 +26,7 @@ pub mod errors;
 pub mod fetch;
 mod handle;
 pub mod metered;
+pub mod pieces;
 pub mod reader;
 mod runtime;
 mod tuning;

@@ -11,6 +11,7 @@ use {
     super::error::{Result, StoreError},
     super::{
         errors::to_store_error,
+        pieces::{Ahead, PartCutter, Pieces, ReadPieces, joined, part_len},
         tuning::{CreateOnlyParts, MAX_PARTS, Tuning},
     },
     bytes::Bytes,
@@ -38,37 +39,68 @@ pub enum UploadSource {
     Stream(StreamSource),
 }
 
-/// A reader to upload, with the name its errors carry. Clones share the
-/// one reader, which the first upload takes.
+/// A stream to upload, with the name its errors carry. Clones share the
+/// one stream, which the first upload takes.
 #[derive(Clone)]
 pub struct StreamSource {
     name: PathBuf,
-    reader: Arc<std::sync::Mutex<Option<Reader>>>,
+    pieces: Arc<std::sync::Mutex<Option<Box<dyn Pieces>>>>,
 }
 
-/// A source's bytes, read on a blocking thread.
-type Reader = Box<dyn Read + Send>;
+/// Pieces a reader is cut into when it is uploaded.
+const READ_PIECE: usize = 1 << 20;
+
+/// Pieces an encoder may seal ahead of the upload.
+const PIECES_AHEAD: usize = 2;
 
 impl StreamSource {
     /// A source reading `reader`; `name` says what it is in errors.
     pub fn new(name: impl Into<PathBuf>, reader: impl Read + Send + 'static) -> Self {
-        Self {
-            name: name.into(),
-            reader: Arc::new(std::sync::Mutex::new(Some(Box::new(reader)))),
+        Self::of_pieces(name, ReadPieces::new(reader, READ_PIECE))
+    }
+
+    /// A source of `pieces` (an encoder's sealed chunks), produced on a
+    /// thread of their own a few pieces ahead of the upload and sent
+    /// without being copied; `name` says what it is in errors.
+    pub fn pieces(name: impl Into<PathBuf>, pieces: impl Pieces + 'static) -> Self {
+        let boxed: Box<dyn Pieces> = Box::new(pieces);
+        match Ahead::spawn(boxed, PIECES_AHEAD) {
+            Ok(ahead) => Self::of_pieces(name, ahead),
+            Err(err) => Self::of_pieces(name, Unstarted(Some(err))),
         }
     }
 
-    fn take(&self) -> Result<(PathBuf, Reader)> {
-        let reader = self
-            .reader
+    fn of_pieces(name: impl Into<PathBuf>, pieces: impl Pieces + 'static) -> Self {
+        Self {
+            name: name.into(),
+            pieces: Arc::new(std::sync::Mutex::new(Some(Box::new(pieces)))),
+        }
+    }
+
+    fn take(&self) -> Result<(PathBuf, Box<dyn Pieces>)> {
+        let pieces = self
+            .pieces
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        reader
-            .map(|reader| (self.name.clone(), reader))
+        pieces
+            .map(|pieces| (self.name.clone(), pieces))
             .ok_or_else(|| {
                 StoreError::InvalidArgument(format!("{} was already uploaded", self.name.display()))
             })
+    }
+}
+
+/// A source whose producing thread could not start: the upload fails with
+/// that error.
+struct Unstarted(Option<std::io::Error>);
+
+impl Pieces for Unstarted {
+    fn next_piece(&mut self) -> std::io::Result<Option<Bytes>> {
+        Err(self
+            .0
+            .take()
+            .unwrap_or_else(|| std::io::Error::other("the upload's reading thread did not start")))
     }
 }
 
@@ -132,7 +164,7 @@ pub async fn upload(
     hash: bool,
     cancel: &CancellationToken,
 ) -> Result<Uploaded> {
-    let (path, file, len, first): (PathBuf, Reader, Option<u64>, Option<Bytes>) = match source {
+    let (path, cutter, len) = match source {
         UploadSource::Bytes(bytes) => {
             return put_whole(store, key, bytes, mode, hash, cancel).await;
         }
@@ -143,19 +175,27 @@ pub async fn upload(
                 let bytes = read_chunk(Box::new(file), path, max).await?.1;
                 return put_whole(store, key, bytes, mode, hash, cancel).await;
             }
-            (path, Box::new(file), Some(len), None)
+            // One piece per part, each read into its own buffer.
+            let part = tuning.multipart_chunk_size.max(1);
+            let cutter = PartCutter::new(Box::new(ReadPieces::new(file, part)));
+            (path, cutter, Some(len))
         }
         UploadSource::Stream(stream) => {
-            let (path, reader) = stream.take()?;
+            let (path, pieces) = stream.take()?;
             // As for a file: below the threshold one PUT. Reading one byte
             // past it tells whether the stream ends there.
             let threshold = usize::try_from(tuning.multipart_threshold).unwrap_or(usize::MAX);
-            let (reader, first) =
-                read_chunk(reader, path.clone(), threshold.saturating_add(1)).await?;
-            if first.len() < threshold.max(1) {
-                return put_whole(store, key, first, mode, hash, cancel).await;
+            let (mut cutter, first) = next_part(
+                PartCutter::new(pieces),
+                path.clone(),
+                threshold.saturating_add(1),
+            )
+            .await?;
+            if part_len(&first) < threshold.max(1) {
+                return put_whole(store, key, joined(first), mode, hash, cancel).await;
             }
-            (path, reader, None, Some(first))
+            cutter.unread(first);
+            (path, cutter, None)
         }
     };
     let guard = (mode == WriteMode::CreateOnly).then_some(tuning.create_only_parts);
@@ -168,12 +208,7 @@ pub async fn upload(
         None => {}
     }
     let mut hasher = hash.then(Sha256::new);
-    let source = PartSource {
-        reader: file,
-        path,
-        len,
-        first,
-    };
+    let source = PartSource { cutter, path, len };
     let uploaded = upload_multipart(store, key, source, tuning, cancel, hasher.as_mut()).await;
     let result = match (guard, uploaded) {
         (Some(CreateOnlyParts::RetentionGuarded), Err(err)) => {
@@ -345,18 +380,14 @@ fn cancelled(key: &Path) -> StoreError {
     StoreError::Cancelled(format!("upload of {key}"))
 }
 
-/// The bytes of a multipart upload: a reader, and the first part when it
-/// was read already (a stream, read to learn whether it fits one PUT).
+/// The bytes of a multipart upload, cut into parts.
 pub struct PartSource {
-    /// The rest of the bytes.
-    pub reader: Box<dyn Read + Send>,
+    /// The bytes, as parts.
+    pub cutter: PartCutter,
     /// What the bytes are, for errors.
     pub path: PathBuf,
     /// The total length, when known up front (a file).
     pub len: Option<u64>,
-    /// The first bytes, already read (any length: they are cut into parts,
-    /// and what is left over starts the next part).
-    pub first: Option<Bytes>,
 }
 
 impl std::fmt::Debug for PartSource {
@@ -448,46 +479,27 @@ async fn send_parts(
     // Dropping the set (on error or cancellation) aborts the part requests.
     let mut in_flight: JoinSet<std::result::Result<(), object_store::Error>> = JoinSet::new();
     let PartSource {
-        reader,
+        cutter,
         path: source,
-        first,
         ..
     } = source;
-    let mut first = first;
     let mut sent = 0u64;
     let mut parts = 0u64;
-    let mut file = Some(reader);
-    while let Some(reader) = file.take() {
+    let mut next = Some(cutter);
+    while let Some(cutter) = next.take() {
         let slot = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(cancelled(key)),
             Some(done) = in_flight.join_next(), if !in_flight.is_empty() => {
                 part_result(done, key)?;
-                file = Some(reader);
+                next = Some(cutter);
                 continue;
             }
             slot = Arc::clone(&budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
         };
-        let (reader, chunk) = match first.take() {
-            // Whole parts of what was read first, then its rest completed
-            // from the reader (a part short of the size may only be last).
-            Some(head) if head.len() >= chunk_size => {
-                let part = head.slice(..chunk_size);
-                let rest = head.slice(chunk_size..);
-                first = (!rest.is_empty()).then_some(rest);
-                (reader, part)
-            }
-            Some(head) => {
-                let (reader, tail) =
-                    read_chunk(reader, source.clone(), chunk_size - head.len()).await?;
-                let mut part = Vec::with_capacity(head.len() + tail.len());
-                part.extend_from_slice(&head);
-                part.extend_from_slice(&tail);
-                (reader, Bytes::from(part))
-            }
-            None => read_chunk(reader, source.clone(), chunk_size).await?,
-        };
-        if chunk.is_empty() {
+        let (cutter, part) = next_part(cutter, source.clone(), chunk_size).await?;
+        let len = part_len(&part);
+        if len == 0 {
             break;
         }
         parts += 1;
@@ -497,19 +509,21 @@ async fn send_parts(
                 source.display()
             )));
         }
-        sent += chunk.len() as u64;
+        sent += len as u64;
         if let Some(hasher) = hasher.as_deref_mut() {
-            hasher.update(&chunk);
+            for piece in &part {
+                hasher.update(piece);
+            }
         }
-        let last = chunk.len() < chunk_size;
-        let part = upload.put_part(PutPayload::from(chunk));
+        let last = len < chunk_size;
+        let part = upload.put_part(part.into_iter().collect::<PutPayload>());
         in_flight.spawn(async move {
             let stored = part.await;
             drop(slot);
             stored
         });
         if !last {
-            file = Some(reader);
+            next = Some(cutter);
         }
     }
     while !in_flight.is_empty() {
@@ -551,6 +565,23 @@ pub async fn read_chunk<R: Read + Send + 'static>(
             .read_to_end(&mut buffer)
             .map_err(|e| StoreError::io("read", &path, e))?;
         Ok((file, Bytes::from(buffer)))
+    })
+    .await
+}
+
+/// The next part of `cutter` (`size` bytes, fewer only at the end), cut on
+/// a blocking thread.
+async fn next_part(
+    cutter: PartCutter,
+    path: PathBuf,
+    size: usize,
+) -> Result<(PartCutter, Vec<Bytes>)> {
+    blocking(path, move |path| {
+        let mut cutter = cutter;
+        let part = cutter
+            .next_part(size)
+            .map_err(|e| StoreError::io("read", &path, e))?;
+        Ok((cutter, part))
     })
     .await
 }

@@ -53,7 +53,7 @@ use {
             Tuning,
             errors::to_store_error,
             fetch::read_prefix,
-            upload::{StreamSource, UploadSource, Uploaded, WriteMode, create_only_put, upload},
+            upload::{UploadSource, Uploaded, WriteMode, create_only_put, upload},
         },
     },
     krabka_worm::{
@@ -625,12 +625,10 @@ fn encoded(
         UploadSource::File(path) => {
             let file = std::fs::File::open(&path)
                 .map_err(|err| RemoteStorageError::io("open", &path, err))?;
-            let (encoder, report) = sealer.encoder(kind, file);
-            (StreamSource::new(name, encoder), report)
+            crate::chunked::encoded_stream(sealer, kind, name, file)
         }
         UploadSource::Bytes(bytes) => {
-            let (encoder, report) = sealer.encoder(kind, std::io::Cursor::new(bytes));
-            (StreamSource::new(name, encoder), report)
+            crate::chunked::encoded_stream(sealer, kind, name, std::io::Cursor::new(bytes))
         }
         UploadSource::Stream(_) => {
             return Err(RemoteStorageError::InvalidArgument(format!(

@@ -372,6 +372,7 @@ impl RemoteStorageManager for WormRemoteStorage {
                 log,
                 metadata,
                 &opened,
+                self.format.decoded(),
                 start_position,
                 end_position,
                 None,

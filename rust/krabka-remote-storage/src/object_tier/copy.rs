@@ -20,7 +20,7 @@ use {
     krabka_object_store::store::{
         Path, Result, StoreError, Tuning,
         delete::delete_keys,
-        upload::{StreamSource, UploadSource, WriteMode, upload},
+        upload::{UploadSource, WriteMode, upload},
     },
     object_store::ObjectStore,
     std::{fs::File, future::Future, io::Read, pin::Pin, sync::Arc},
@@ -190,12 +190,9 @@ fn encoded(
     name: impl AsRef<std::path::Path>,
     reader: impl Read + Send + 'static,
 ) -> (UploadSource, ChunkReport) {
-    let (encoder, report) = sealer.encoder(kind, reader);
     let name = format!("{} (encoded)", name.as_ref().display());
-    (
-        UploadSource::Stream(StreamSource::new(name, encoder)),
-        report,
-    )
+    let (stream, report) = crate::chunked::encoded_stream(sealer, kind, name, reader);
+    (UploadSource::Stream(stream), report)
 }
 
 fn open(path: &std::path::Path) -> Result<File> {

@@ -322,6 +322,7 @@ impl RemoteStorageManager for S3RemoteStorage {
                 log.into(),
                 metadata,
                 &opened,
+                self.format.decoded(),
                 start_position,
                 end_position,
                 next,
