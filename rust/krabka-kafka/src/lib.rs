@@ -55,7 +55,7 @@ pub use {
         METADATA_LOG_VERSION, MetadataEvent, MetadataRecord, MetadataSnapshot, decode_record,
         decode_snapshot, encode_record, encode_snapshot,
     },
-    metadata_manager::RemoteLogMetadataManager,
+    metadata_manager::{HistoryErasure, RemoteLogMetadataManager},
     storage_manager::{
         DeleteOutcome, IndexType, LOG_FILE_SUFFIX, LogSegmentData, PartitionDirName,
         RemoteStorageManager, SegmentFileName, SegmentReader, decode_kafka_uuid, kafka_uuid,

@@ -148,4 +148,48 @@ pub trait RemoteLogMetadataManager: Send + Sync {
 
     /// Tells the manager this broker no longer hosts `partitions`.
     fn on_stop_partitions(&self, _partitions: &HashSet<TopicIdPartition>) {}
+
+    /// Erases what the manager keeps of `partition`, whose topic the caller
+    /// knows to be deleted (Kafka tells a metadata manager only that it
+    /// stopped hosting a partition, never why). A history that still names
+    /// segments not deleted is [`HistoryErasure::Pending`]; one on a
+    /// write-once store is [`HistoryErasure::Kept`]. The default forgets
+    /// what is held in memory.
+    ///
+    /// # Errors
+    /// Only on a failure of the store behind the manager.
+    fn erase_deleted_partition(&self, partition: &TopicIdPartition) -> Result<HistoryErasure> {
+        self.on_stop_partitions(&HashSet::from([partition.clone()]));
+        Ok(HistoryErasure::Absent)
+    }
+
+    /// Called once when the broker closes the manager, before it is
+    /// dropped: a durable manager leaves its histories quick to load.
+    fn close(&self) {}
+}
+
+/// What became of the metadata history of a partition whose topic was
+/// deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryErasure {
+    /// Its objects were deleted (how many).
+    Erased(usize),
+    /// Nothing was stored for it.
+    Absent,
+    /// It still names segments that are not deleted (which, and in what
+    /// state): asked again once the leader deleted them, it is erased.
+    Pending(String),
+    /// It stays for good, and why (a write-once archive).
+    Kept(String),
+}
+
+impl std::fmt::Display for HistoryErasure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Erased(objects) => write!(f, "erased: {objects} objects deleted"),
+            Self::Absent => f.write_str("absent: nothing stored"),
+            Self::Pending(reason) => write!(f, "pending: {reason}"),
+            Self::Kept(reason) => write!(f, "kept: {reason}"),
+        }
+    }
 }

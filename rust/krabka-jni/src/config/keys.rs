@@ -159,6 +159,8 @@ pub enum ConfigKey {
     MetadataSnapshotEveryRecords,
     /// `metadata.poll.interval.ms`.
     MetadataPollIntervalMs,
+    /// `metadata.history.keep`.
+    MetadataHistoryKeep,
 }
 
 /// Everything the table says about one key.
@@ -415,7 +417,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 63] = [
+    pub const ALL: [Self; 64] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -479,6 +481,7 @@ impl ConfigKey {
         Self::MetadataMemoryLossOnRestartAccepted,
         Self::MetadataSnapshotEveryRecords,
         Self::MetadataPollIntervalMs,
+        Self::MetadataHistoryKeep,
     ];
 
     /// The table row of this key.
@@ -524,7 +527,8 @@ impl ConfigKey {
             Self::MetadataManager
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
-            | Self::MetadataPollIntervalMs => (Scope::MetadataManager, Reader::Native),
+            | Self::MetadataPollIntervalMs
+            | Self::MetadataHistoryKeep => (Scope::MetadataManager, Reader::Native),
             _ => (Scope::StorageManager, Reader::Native),
         };
         KeySpec {
@@ -602,7 +606,8 @@ impl ConfigKey {
             Self::MetadataManager
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
-            | Self::MetadataPollIntervalMs => self.metadata_row(),
+            | Self::MetadataPollIntervalMs
+            | Self::MetadataHistoryKeep => self.metadata_row(),
         }
     }
 
@@ -723,6 +728,15 @@ impl ConfigKey {
                 Low,
                 "The longest a follower waits before it reads what a leader wrote, in milliseconds; a \
                  question it cannot answer reads the store at once.",
+            ),
+            Self::MetadataHistoryKeep => boolean(
+                Low,
+                "Keep every metadata record and snapshot, and the histories of deleted topics. \
+                 By default a new snapshot deletes what the snapshot before it covers, and a \
+                 deleted topic's histories are erased once its segments are gone (with \
+                 remote.log.metadata.manager.listener.name set). A store that holds a \
+                 write-once archive's probes under the same prefix is kept whole whatever this \
+                 says; set it for a history on a write-once bucket under another prefix.",
             ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
@@ -1162,6 +1176,7 @@ impl ConfigKey {
             Self::MetadataMemoryLossOnRestartAccepted => "metadata.memory.loss.on.restart.accepted",
             Self::MetadataSnapshotEveryRecords => "metadata.snapshot.every.records",
             Self::MetadataPollIntervalMs => "metadata.poll.interval.ms",
+            Self::MetadataHistoryKeep => "metadata.history.keep",
         }
     }
 

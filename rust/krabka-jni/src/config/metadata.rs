@@ -76,6 +76,7 @@ pub fn parse_metadata(entries: &[(String, String)]) -> Result<MetadataConfig, Co
         settings: StoreRlmmConfig {
             snapshot_every: settings.integer(ConfigKey::MetadataSnapshotEveryRecords)?,
             poll_interval: Duration::from_millis(poll_ms),
+            keep_history: settings.flag(ConfigKey::MetadataHistoryKeep),
             ..StoreRlmmConfig::default()
         },
     })
@@ -99,6 +100,7 @@ mod tests {
             ("filesystem.root", "/var/tier"),
             ("metadata.snapshot.every.records", "8"),
             ("metadata.poll.interval.ms", "250"),
+            ("metadata.history.keep", "true"),
         ]))
         .unwrap();
         assert_eq!(
@@ -111,6 +113,7 @@ mod tests {
                     root: DEFAULT_RLMM_ROOT.to_owned(),
                     snapshot_every: 8,
                     poll_interval: Duration::from_millis(250),
+                    keep_history: true,
                 },
             }
         );

@@ -6,7 +6,7 @@ use {
     crate::{backend, boundary, config::parse_metadata, state::METADATA_MANAGERS, wire},
     jni::{
         EnvUnowned,
-        objects::{JByteArray, JClass},
+        objects::{JByteArray, JClass, JString},
         sys::{jboolean, jint, jlong},
     },
     krabka_ids::LeaderEpoch,
@@ -35,9 +35,33 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_rlmmClose<'loc
     rlmm: jlong,
 ) {
     boundary::call(&mut env, |_| {
+        if let Ok(manager) = METADATA_MANAGERS.get(rlmm) {
+            manager.close();
+        }
         METADATA_MANAGERS.remove(rlmm);
         Ok(())
     });
+}
+
+/// `String rlmmEraseDeletedPartition(long rlmm, byte[] partition)`: erases
+/// the history of a partition whose topic the caller found deleted; the
+/// outcome as text starting with `erased:`, `absent:`, `pending:` (segments
+/// not deleted yet: ask again later) or `kept:`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_rlmmEraseDeletedPartition<
+    'local,
+>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    rlmm: jlong,
+    partition: JByteArray<'local>,
+) -> JString<'local> {
+    boundary::call(&mut env, |env| {
+        let manager = METADATA_MANAGERS.get(rlmm)?;
+        let partition = wire::decode_partition(&bytes(env, &partition)?)?;
+        let outcome = manager.erase_deleted_partition(&partition)?;
+        Ok(env.new_string(outcome.to_string())?)
+    })
 }
 
 /// `void rlmmAdd(long rlmm, byte[] metadata)`.

@@ -23,6 +23,8 @@ pub struct MetadataMetrics {
     loads: TimeStat,
     catch_ups: AtomicU64,
     records_read: AtomicU64,
+    objects_compacted: AtomicU64,
+    histories_erased: AtomicU64,
 }
 
 impl MetadataMetrics {
@@ -51,6 +53,14 @@ impl MetadataMetrics {
     /// Records a load read together from a listing of the partition's tail.
     pub(crate) fn listed_records_read(&self, records: u64) {
         self.records_read.fetch_add(records, Ordering::Relaxed);
+    }
+
+    pub(crate) fn compacted(&self, objects: u64) {
+        self.objects_compacted.fetch_add(objects, Ordering::Relaxed);
+    }
+
+    pub(crate) fn history_erased(&self) {
+        self.histories_erased.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn caught_up(&self, records: u64) {
@@ -95,6 +105,18 @@ impl MetadataMetrics {
         self.records_read.load(Ordering::Relaxed)
     }
 
+    /// Records and snapshots deleted because a newer snapshot covers them.
+    #[must_use]
+    pub fn objects_compacted(&self) -> u64 {
+        self.objects_compacted.load(Ordering::Relaxed)
+    }
+
+    /// Histories of deleted partitions erased from the store.
+    #[must_use]
+    pub fn histories_erased(&self) -> u64 {
+        self.histories_erased.load(Ordering::Relaxed)
+    }
+
     /// Every metric with its current value, always in the same order.
     #[must_use]
     pub fn snapshot(&self) -> Vec<(MetricDef, f64)> {
@@ -116,7 +138,7 @@ impl MetadataMetrics {
             (
                 counter(
                     "metadata-snapshots-written-total",
-                    "Snapshots of a partition's metadata written (every `snapshot.every` records).",
+                    "Snapshots of a partition's metadata written (every `snapshot.every` records, and when a partition is handed over or the broker stops).",
                 ),
                 self.snapshots_written() as f64,
             ),
@@ -154,6 +176,20 @@ impl MetadataMetrics {
                     "Records those reads found and applied (records this broker wrote itself are not read back).",
                 ),
                 self.records_read() as f64,
+            ),
+            (
+                counter(
+                    "metadata-objects-compacted-total",
+                    "Metadata records and snapshots deleted because a newer snapshot covers them (a plain tier; an archive keeps its whole history).",
+                ),
+                self.objects_compacted() as f64,
+            ),
+            (
+                counter(
+                    "metadata-histories-erased-total",
+                    "Metadata histories of deleted topics' partitions erased from the store (a plain tier).",
+                ),
+                self.histories_erased() as f64,
             ),
         ]
     }

@@ -1,9 +1,11 @@
 //! Reading and writing one partition's history in the store: records at
 //! their sequence keys, written create-only, and snapshots. Every object is
-//! small and written once; nothing here ever deletes or replaces one.
+//! small and written once and never replaced; objects are deleted only by
+//! compaction (records and snapshots a newer snapshot covers) and by the
+//! erasure of a deleted partition's history, both on a plain tier only.
 
 use {
-    super::keys::{PartitionKeys, key_sequence},
+    super::keys::{KeyKind, PartitionKeys},
     crate::store_bridge::spi_error,
     bytes::Bytes,
     futures_util::{StreamExt, TryStreamExt, stream},
@@ -12,8 +14,8 @@ use {
         Result, TopicIdPartition, decode_record, decode_snapshot, encode_record, encode_snapshot,
     },
     krabka_object_store::store::{
-        Path, StoreError, StoreErrorClass, StoreHandle, errors::to_store_error,
-        upload::create_only_put,
+        Path, StoreError, StoreErrorClass, StoreHandle, delete::delete_keys,
+        errors::to_store_error, upload::create_only_put,
     },
     object_store::{ObjectStore, ObjectStoreExt},
     std::sync::Arc,
@@ -30,6 +32,37 @@ pub(super) enum Written {
     Created,
     /// Another writer's object was already at the key.
     Lost,
+}
+
+/// What one listing of a partition's directory shows: the sequences of its
+/// records and the `through` of its snapshots, each ascending.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Listing {
+    /// Record sequences.
+    pub(super) records: Vec<u64>,
+    /// Snapshot positions.
+    pub(super) snapshots: Vec<u64>,
+    /// Every key listed, ours or not (what an erasure deletes).
+    pub(super) keys: Vec<Path>,
+}
+
+impl Listing {
+    /// The newest snapshot's position (0: none).
+    pub(super) fn newest_snapshot(&self) -> u64 {
+        self.snapshots.last().copied().unwrap_or(0)
+    }
+
+    /// The records right after `after`, up to the first gap.
+    pub(super) fn run_after(&self, after: u64) -> Vec<u64> {
+        self.records
+            .iter()
+            .copied()
+            .skip_while(|sequence| *sequence <= after)
+            .zip(after + 1..)
+            .take_while(|(listed, wanted)| listed == wanted)
+            .map(|(listed, _)| listed)
+            .collect()
+    }
 }
 
 /// One partition's history in one store.
@@ -69,39 +102,44 @@ impl History {
         self.decode_record_at(&key, sequence, &bytes).map(Some)
     }
 
-    /// The records after `after` that a listing of the records shows, up to
-    /// the first gap, read `READ_AHEAD` at a time: one listing and a few
-    /// round trips instead of one read after the other, for a restarted
-    /// broker replaying a tail. The listing may miss the newest records (a
-    /// writer racing it); [`read_record`](Self::read_record) continues from
-    /// where this stops.
+    /// One listing of the partition's whole directory: its records and
+    /// snapshots.
     ///
     /// # Errors
-    /// As [`read_record`](Self::read_record), and the listing's errors.
-    pub(super) fn read_listed_records(&self, after: u64) -> Result<Vec<MetadataRecord>> {
-        let dir = self.keys.record_dir(&self.store).map_err(spi_error)?;
-        let start_after = self.keys.record(&self.store, after).map_err(spi_error)?;
+    /// The listing's errors.
+    pub(super) fn scan(&self) -> Result<Listing> {
+        let dir = self.keys.dir(&self.store).map_err(spi_error)?;
         let store = Arc::clone(self.store.store());
         let listed = self.store.runtime().block_on(async move {
-            let mut sequences = Vec::new();
-            let mut listing = store.list_with_offset(Some(&dir), &start_after);
-            while let Some(meta) = listing
+            let mut listing = Listing::default();
+            let mut entries = store.list(Some(&dir));
+            while let Some(meta) = entries
                 .try_next()
                 .await
                 .map_err(|err| to_store_error(err, "listing of", dir.as_ref()))?
             {
-                sequences.extend(key_sequence(&meta.location).filter(|s| *s > after));
+                match PartitionKeys::kind_of(&dir, &meta.location) {
+                    Some(KeyKind::Record(sequence)) => listing.records.push(sequence),
+                    Some(KeyKind::Snapshot(through)) => listing.snapshots.push(through),
+                    None => {}
+                }
+                listing.keys.push(meta.location);
             }
-            Ok(sequences)
+            listing.records.sort_unstable();
+            listing.snapshots.sort_unstable();
+            Ok(listing)
         });
-        let mut sequences = listed.map_err(spi_error)?;
-        sequences.sort_unstable();
-        let run = sequences
-            .iter()
-            .zip(after + 1..)
-            .take_while(|(listed, wanted)| *listed == wanted)
-            .count();
-        let keys = sequences[..run]
+        listed.map_err(spi_error)
+    }
+
+    /// Records `sequences` (ascending, contiguous), read `READ_AHEAD` at a
+    /// time; `None` when one of them is gone (compacted since it was
+    /// listed), so the caller lists again.
+    ///
+    /// # Errors
+    /// As [`read_record`](Self::read_record).
+    pub(super) fn read_records(&self, sequences: &[u64]) -> Result<Option<Vec<MetadataRecord>>> {
+        let keys = sequences
             .iter()
             .map(|sequence| {
                 self.keys
@@ -124,16 +162,14 @@ impl History {
                 .collect::<Vec<_>>()
                 .await
         });
-        let mut records = Vec::with_capacity(run);
+        let mut records = Vec::with_capacity(sequences.len());
         for (sequence, key, bytes) in fetched.map_err(spi_error)? {
-            // Listed, then gone: only a store that lost an object does that;
-            // the records up to it are still a prefix of the history.
             let Some(bytes) = bytes.map_err(spi_error)? else {
-                break;
+                return Ok(None);
             };
             records.push(self.decode_record_at(&key, sequence, &bytes)?);
         }
-        Ok(records)
+        Ok(Some(records))
     }
 
     /// Record `sequence` decoded from the `bytes` at `key`.
@@ -164,29 +200,13 @@ impl History {
         self.create(key, encode_record(record)?)
     }
 
-    /// The snapshot with the highest `through`, if there is one.
+    /// The snapshot through `through`; `None` when it is gone (compacted
+    /// since it was listed).
     ///
     /// # Errors
     /// The store's errors; [`RemoteStorageError::Corrupt`] for a snapshot
     /// that is not what its key says.
-    pub(super) fn latest_snapshot(&self) -> Result<Option<MetadataSnapshot>> {
-        let dir = self.keys.snapshot_dir(&self.store).map_err(spi_error)?;
-        let store = Arc::clone(self.store.store());
-        let listed = self.store.runtime().block_on(async move {
-            let mut newest = None;
-            let mut listing = store.list(Some(&dir));
-            while let Some(meta) = listing
-                .try_next()
-                .await
-                .map_err(|err| to_store_error(err, "listing of", dir.as_ref()))?
-            {
-                newest = newest.max(key_sequence(&meta.location));
-            }
-            Ok(newest)
-        });
-        let Some(through) = listed.map_err(spi_error)? else {
-            return Ok(None);
-        };
+    pub(super) fn read_snapshot(&self, through: u64) -> Result<Option<MetadataSnapshot>> {
         let key = self
             .keys
             .snapshot(&self.store, through)
@@ -205,6 +225,57 @@ impl History {
             });
         }
         Ok(Some(snapshot))
+    }
+
+    /// Deletes what the snapshot through `covered` makes unneeded, as
+    /// `listing` shows it: the records up to `covered` and the snapshots
+    /// before it. The number of objects deleted.
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub(super) fn compact(&self, listing: &Listing, covered: u64) -> Result<usize> {
+        let mut doomed = Vec::new();
+        for sequence in listing.records.iter().filter(|s| **s <= covered) {
+            doomed.push(
+                self.keys
+                    .record(&self.store, *sequence)
+                    .map_err(spi_error)?,
+            );
+        }
+        for through in listing.snapshots.iter().filter(|t| **t < covered) {
+            doomed.push(
+                self.keys
+                    .snapshot(&self.store, *through)
+                    .map_err(spi_error)?,
+            );
+        }
+        self.delete(doomed, "compacted remote log metadata")
+    }
+
+    /// Deletes every object of the partition's directory (`listing`'s
+    /// keys). The number of objects deleted.
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub(super) fn erase(&self, listing: &Listing) -> Result<usize> {
+        self.delete(
+            listing.keys.clone(),
+            "remote log metadata of a deleted partition",
+        )
+    }
+
+    fn delete(&self, keys: Vec<Path>, what: &'static str) -> Result<usize> {
+        let count = keys.len();
+        if count == 0 {
+            return Ok(0);
+        }
+        let store = Arc::clone(self.store.store());
+        self.store
+            .runtime()
+            .run(async move { delete_keys(store, keys, what).await })
+            .map_err(spi_error)?
+            .map_err(spi_error)?;
+        Ok(count)
     }
 
     /// Writes `snapshot`, create-only; a snapshot already at its key holds

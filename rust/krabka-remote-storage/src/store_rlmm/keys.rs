@@ -42,20 +42,40 @@ impl PartitionKeys {
         store.key(&format!("{}/snapshot/{through:0SEQUENCE_WIDTH$}", self.dir))
     }
 
-    /// The directory of the snapshots.
-    pub(super) fn snapshot_dir(&self, store: &StoreHandle) -> Result<Path> {
-        store.key(&format!("{}/snapshot", self.dir))
+    /// The partition's directory.
+    pub(super) fn dir(&self, store: &StoreHandle) -> Result<Path> {
+        store.key(&self.dir)
     }
 
-    /// The directory of the records.
-    pub(super) fn record_dir(&self, store: &StoreHandle) -> Result<Path> {
-        store.key(&format!("{}/log", self.dir))
+    /// What `key`, listed under the partition's directory `dir`, is.
+    pub(super) fn kind_of(dir: &Path, key: &Path) -> Option<KeyKind> {
+        let mut parts = key.prefix_match(dir)?;
+        let kind = parts.next()?;
+        let name = parts.next()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        let sequence = sequence_of(name.as_ref())?;
+        match kind.as_ref() {
+            "log" => Some(KeyKind::Record(sequence)),
+            "snapshot" => Some(KeyKind::Snapshot(sequence)),
+            _ => None,
+        }
     }
 }
 
-/// The sequence a record or snapshot key ends in, if it is one of ours.
-pub(super) fn key_sequence(key: &Path) -> Option<u64> {
-    let name = key.filename()?;
+/// A key of a partition's history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KeyKind {
+    /// Record `sequence`.
+    Record(u64),
+    /// The snapshot through a record.
+    Snapshot(u64),
+}
+
+/// The sequence a record or snapshot key's file name says, if it is one of
+/// ours (a staging file `<key>#<n>` is not).
+fn sequence_of(name: &str) -> Option<u64> {
     if name.len() != SEQUENCE_WIDTH || !name.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -82,16 +102,30 @@ mod tests {
         );
         assert!(nine.as_ref() < ten.as_ref());
         let snapshot = keys.snapshot(&store, 64).unwrap();
-        assert_eq!(key_sequence(&snapshot), Some(64));
-        assert_eq!(key_sequence(&nine), Some(9));
+        let dir = keys.dir(&store).unwrap();
+        assert_eq!(dir.as_ref(), "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4");
         assert_eq!(
-            keys.record_dir(&store).unwrap().as_ref(),
-            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/log"
+            PartitionKeys::kind_of(&dir, &snapshot),
+            Some(KeyKind::Snapshot(64))
         );
-        assert_eq!(key_sequence(&Path::from("x/snapshot/64")), None);
         assert_eq!(
-            key_sequence(&Path::from("x/snapshot/0000000000000000006a")),
-            None
+            PartitionKeys::kind_of(&dir, &nine),
+            Some(KeyKind::Record(9))
         );
+        for foreign in [
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/snapshot/64",
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/snapshot/0000000000000000006a",
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/log/00000000000000000009#1",
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/other/00000000000000000009",
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/log/00000000000000000000",
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-4/log/x/00000000000000000009",
+            "tier/meta/AAAAAAAAAAAAAAAAAAAAAQ-44/log/00000000000000000009",
+        ] {
+            assert_eq!(
+                PartitionKeys::kind_of(&dir, &Path::from(foreign)),
+                None,
+                "{foreign}"
+            );
+        }
     }
 }

@@ -20,10 +20,18 @@
 //! file and links it into place.
 //!
 //! Every `snapshot_every` records a writer (or a reader that replayed a
-//! longer tail) stores a snapshot of the state, create-only too; a reader
-//! starts from the newest snapshot and replays only the records after it.
-//! Nothing is ever replaced or deleted — a deleted segment is a record —
-//! so the history fits a write-once bucket.
+//! longer tail) stores a snapshot of the state, create-only too, and so
+//! does a broker that stops hosting a partition or closes; a reader lists
+//! the partition's directory once, reads the newest snapshot and only the
+//! records after it: one listing and one read after a clean hand-over.
+//! Nothing is ever replaced — a deleted segment is a record. On a plain
+//! tier a new snapshot compacts the history: the records and snapshots
+//! the snapshot before it covers are deleted. On a write-once archive
+//! (found by the archive's create-only probes under the same prefix, or
+//! said with [`StoreRlmmConfig::keep_history`]) nothing is deleted.
+//! The history of a partition whose topic was deleted is erased on a
+//! plain tier once none of its segments is left
+//! ([`RemoteLogMetadataManager::erase_deleted_partition`]).
 //!
 //! # Other brokers' writes
 //!
@@ -74,13 +82,19 @@ mod keys;
 mod partition;
 #[cfg(test)]
 mod tests;
+mod view;
+
+pub use view::{HistoryView, UnreadableHistory, read_histories};
 
 use {
-    self::{history::History, partition::PartitionState},
+    self::{
+        history::History,
+        partition::{PartitionState, StateSettings},
+    },
     crate::{cache::RemoteLogMetadataCache, metrics::MetadataMetrics, store_bridge::spi_error},
     krabka_ids::LeaderEpoch,
     krabka_kafka::{
-        MetadataEvent, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
+        HistoryErasure, MetadataEvent, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
         RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata, RemoteStorageError, Result,
         TopicIdPartition,
     },
@@ -122,6 +136,10 @@ pub struct StoreRlmmConfig {
     /// How stale the view of a partition this broker does not lead may be
     /// (default [`DEFAULT_POLL_INTERVAL`]).
     pub poll_interval: Duration,
+    /// Keep every record and snapshot, and the histories of deleted
+    /// topics (default false: compact on a plain tier). A store holding a
+    /// write-once archive's probes keeps them whatever this says.
+    pub keep_history: bool,
 }
 
 impl Default for StoreRlmmConfig {
@@ -130,9 +148,14 @@ impl Default for StoreRlmmConfig {
             root: DEFAULT_RLMM_ROOT.to_owned(),
             snapshot_every: DEFAULT_SNAPSHOT_EVERY,
             poll_interval: DEFAULT_POLL_INTERVAL,
+            keep_history: false,
         }
     }
 }
+
+/// Longest a closing manager spends writing snapshots of the partitions
+/// it leads; what it did not reach loads its tail next time.
+const CLOSE_SNAPSHOT_BUDGET: Duration = Duration::from_secs(30);
 
 /// One partition's state; `None` until loaded, and again after a failure
 /// left it unlike the history.
@@ -165,6 +188,8 @@ pub struct StoreRemoteLogMetadataManager {
     partitions: Arc<RwLock<HashMap<TopicIdPartition, Slot>>>,
     leaders: Arc<RwLock<HashSet<TopicIdPartition>>>,
     metrics: Arc<MetadataMetrics>,
+    /// Whether the history is compacted, once known.
+    compacts: Arc<std::sync::OnceLock<bool>>,
 }
 
 impl fmt::Debug for StoreRemoteLogMetadataManager {
@@ -187,6 +212,7 @@ impl StoreRemoteLogMetadataManager {
             partitions: Arc::default(),
             leaders: Arc::default(),
             metrics: Arc::default(),
+            compacts: Arc::default(),
         }
     }
 
@@ -227,6 +253,90 @@ impl StoreRemoteLogMetadataManager {
         &self.config
     }
 
+    /// Whether histories are compacted and deleted topics' erased: not
+    /// when [`StoreRlmmConfig::keep_history`] says so, nor when the store
+    /// holds a write-once archive's create-only probes (the archive keeps
+    /// its history; a delete there would at best be refused and at worst
+    /// hide a version behind a delete marker). Asked of the store once.
+    fn compacts(&self) -> bool {
+        if self.config.keep_history {
+            return false;
+        }
+        *self.compacts.get_or_init(|| match self.holds_archive() {
+            Ok(archive) => {
+                if archive {
+                    tracing::info!(
+                        "the remote log metadata shares its store with a write-once archive: its history is kept whole"
+                    );
+                }
+                !archive
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "could not tell whether the remote log metadata store holds a write-once archive; its history is kept whole");
+                false
+            }
+        })
+    }
+
+    /// Whether the store lists a write-once archive's probes.
+    fn holds_archive(&self) -> Result<bool> {
+        let probes = self
+            .store
+            .key(krabka_object_store::CREATE_ONLY_PROBE_DIR)
+            .map_err(spi_error)?;
+        let store = Arc::clone(self.store.store());
+        let found = self.store.runtime().block_on(async move {
+            use futures_util::TryStreamExt;
+            store
+                .list(Some(&probes))
+                .try_next()
+                .await
+                .map(|first| first.is_some())
+                .map_err(|err| {
+                    krabka_object_store::store::errors::to_store_error(
+                        err,
+                        "listing of",
+                        probes.as_ref(),
+                    )
+                })
+        });
+        found.map_err(spi_error)
+    }
+
+    /// What a partition's state is loaded with.
+    fn settings(&self) -> StateSettings {
+        StateSettings {
+            snapshot_every: self.config.snapshot_every,
+            compact: self.compacts(),
+            metrics: Arc::clone(&self.metrics),
+        }
+    }
+
+    /// Writes snapshots of `partitions` where they have records after
+    /// their newest snapshot, on up to `PRELOAD_THREADS` threads, for at
+    /// most `budget`.
+    fn snapshot_partitions(&self, partitions: Vec<TopicIdPartition>, budget: Duration) {
+        let deadline = std::time::Instant::now() + budget;
+        let threads = partitions.len().min(PRELOAD_THREADS);
+        let queue = Mutex::new(partitions.into_iter());
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    while std::time::Instant::now() < deadline {
+                        let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+                        let Some(partition) = next else {
+                            return;
+                        };
+                        let slot = self.slot(&partition);
+                        if let Some(state) = lock(&slot).as_mut() {
+                            state.snapshot_now();
+                        }
+                    }
+                });
+            }
+        });
+    }
+
     /// The slot of `partition`, created empty if needed.
     fn slot(&self, partition: &TopicIdPartition) -> Slot {
         if let Some(slot) = read(&self.partitions).get(partition) {
@@ -247,11 +357,7 @@ impl StoreRemoteLogMetadataManager {
     ) -> Result<&'a mut PartitionState> {
         if slot.is_none() {
             let history = History::new(self.store.clone(), &self.config.root, partition.clone());
-            *slot = Some(PartitionState::load(
-                history,
-                self.config.snapshot_every,
-                Arc::clone(&self.metrics),
-            )?);
+            *slot = Some(PartitionState::load(history, self.settings())?);
         }
         slot.as_mut().ok_or_else(|| RemoteStorageError::Backend {
             message: format!("remote log metadata of {partition} is not loaded"),
@@ -498,16 +604,87 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
     }
 
     /// Forgets the partitions' state in memory; their histories stay in the
-    /// store for whichever broker hosts them next.
+    /// store for whichever broker hosts them next. The ones this broker led
+    /// are first written up to a snapshot on a background thread, so the
+    /// next host loads each with one listing and one read.
     fn on_stop_partitions(&self, partitions: &HashSet<TopicIdPartition>) {
-        let mut led = self.leaders.write().unwrap_or_else(PoisonError::into_inner);
-        let mut held = self
-            .partitions
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        for partition in partitions {
-            led.remove(partition);
-            held.remove(partition);
+        let mut handed_over = Vec::new();
+        {
+            let mut led = self.leaders.write().unwrap_or_else(PoisonError::into_inner);
+            let mut held = self
+                .partitions
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            for partition in partitions {
+                let was_led = led.remove(partition);
+                if let Some(slot) = held.remove(partition) {
+                    if was_led {
+                        handed_over.push(slot);
+                    }
+                }
+            }
         }
+        if handed_over.is_empty() {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("krabka-rlmm-snapshot".to_owned())
+            .spawn(move || {
+                for slot in handed_over {
+                    if let Some(state) = lock(&slot).as_mut() {
+                        state.snapshot_now();
+                    }
+                }
+            });
+        if let Err(err) = spawned {
+            tracing::warn!(error = %err, "could not start a remote log metadata snapshot thread");
+        }
+    }
+
+    /// Erases `partition`'s history when its topic is deleted: on a plain
+    /// tier, once the history (read afresh) names no segment that is not
+    /// deleted, every object of its directory is deleted. A history that
+    /// still names segments is kept (the leader is still deleting them, or
+    /// a deletion failed: `krabka-tier fsck` reports it), and so is every
+    /// history on a write-once archive.
+    fn erase_deleted_partition(&self, partition: &TopicIdPartition) -> Result<HistoryErasure> {
+        self.on_stop_partitions(&HashSet::from([partition.clone()]));
+        if !self.compacts() {
+            return Ok(HistoryErasure::Kept(
+                "the history is kept whole (a write-once archive, or metadata.history.keep=true)"
+                    .to_owned(),
+            ));
+        }
+        let history = History::new(self.store.clone(), &self.config.root, partition.clone());
+        if history.scan()?.keys.is_empty() {
+            return Ok(HistoryErasure::Absent);
+        }
+        // Read without writing: no snapshot, no compaction.
+        let read_only = StateSettings {
+            snapshot_every: u64::MAX,
+            compact: false,
+            metrics: Arc::clone(&self.metrics),
+        };
+        let state = PartitionState::load(history.clone(), read_only)?;
+        let left = state.cache().list();
+        if !left.is_empty() {
+            return Ok(HistoryErasure::Pending(format!(
+                "{} of its segments are not deleted (the first: {} in state {:?})",
+                left.len(),
+                left[0].remote_log_segment_id(),
+                left[0].state()
+            )));
+        }
+        let erased = history.erase(&history.scan()?)?;
+        self.metrics.history_erased();
+        Ok(HistoryErasure::Erased(erased))
+    }
+
+    /// Writes the partitions this broker leads up to a snapshot (for at
+    /// most `CLOSE_SNAPSHOT_BUDGET`), so after a clean restart each loads
+    /// with one listing and one read.
+    fn close(&self) {
+        let led: Vec<_> = read(&self.leaders).iter().cloned().collect();
+        self.snapshot_partitions(led, CLOSE_SNAPSHOT_BUDGET);
     }
 }

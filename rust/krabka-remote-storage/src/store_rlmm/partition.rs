@@ -26,60 +26,101 @@ pub(super) struct PartitionState {
     applied: u64,
     /// The newest snapshot known to exist (0: none).
     snapshot_at: u64,
+    /// The oldest snapshot known to be kept: what is before it was
+    /// compacted away (0: nothing yet).
+    compacted_at: u64,
     /// When the history was last read up to its end.
     refreshed: Instant,
-    /// Records between snapshots.
-    snapshot_every: u64,
+    settings: StateSettings,
     /// The cache holds an event that may not be in the history: the state
     /// must be dropped and loaded again.
     stale: bool,
+}
+
+/// How many times a load lists the directory again when what it listed
+/// was compacted away before it could read it.
+const LOAD_ATTEMPTS: usize = 4;
+
+/// What a partition's state needs besides its history.
+#[derive(Debug, Clone)]
+pub(super) struct StateSettings {
+    /// Records between snapshots.
+    pub(super) snapshot_every: u64,
+    /// Whether what a newer snapshot covers is deleted (a plain tier) or
+    /// kept (a write-once archive, or an operator's choice).
+    pub(super) compact: bool,
     /// Where the store traffic is counted.
-    metrics: Arc<MetadataMetrics>,
+    pub(super) metrics: Arc<MetadataMetrics>,
 }
 
 impl PartitionState {
-    /// The state of `partition`: the newest snapshot, then every record
-    /// after it (those a listing shows read together, then any newer one by
-    /// one). Writes a snapshot when the tail was longer than
-    /// `snapshot_every` records.
+    /// The state of `partition`: one listing of its directory, the newest
+    /// snapshot, then the records after it that the listing shows (read
+    /// together). Writes a snapshot when the tail was `snapshot_every`
+    /// records or longer. On a history written up to a snapshot that is one
+    /// listing and one read.
+    ///
+    /// Records written after the listing are not looked for: a write on top
+    /// of a stale state loses the race for its position and reloads, and a
+    /// follower's queries read through.
     ///
     /// # Errors
     /// The store's errors; [`RemoteStorageError::Corrupt`] for a snapshot or
     /// record that does not decode.
-    pub(super) fn load(
-        history: History,
-        snapshot_every: u64,
-        metrics: Arc<MetadataMetrics>,
-    ) -> Result<Self> {
+    pub(super) fn load(history: History, settings: StateSettings) -> Result<Self> {
         let started = Instant::now();
-        let (cache, applied) = match history.latest_snapshot()? {
-            Some(snapshot) => (
-                restore(snapshot.partition.clone(), snapshot.clone())?,
-                snapshot.through,
-            ),
-            None => (RemoteLogMetadataCache::new(history.partition().clone()), 0),
-        };
-        let mut state = Self {
-            history,
-            cache,
-            applied,
-            snapshot_at: applied,
-            refreshed: Instant::now(),
-            snapshot_every,
-            stale: false,
-            metrics,
-        };
-        let listed = state.history.read_listed_records(state.applied)?;
-        state
-            .metrics
-            .listed_records_read(u64::try_from(listed.len()).unwrap_or(u64::MAX));
-        for record in &listed {
-            state.apply_record(record);
+        for _ in 0..LOAD_ATTEMPTS {
+            let listing = history.scan()?;
+            let through = listing.newest_snapshot();
+            let cache = if through == 0 {
+                RemoteLogMetadataCache::new(history.partition().clone())
+            } else {
+                match history.read_snapshot(through)? {
+                    Some(snapshot) => restore(snapshot.partition.clone(), snapshot)?,
+                    // Compacted since it was listed: a newer one exists.
+                    None => continue,
+                }
+            };
+            let Some(tail) = history.read_records(&listing.run_after(through))? else {
+                continue;
+            };
+            let mut state = Self {
+                history,
+                cache,
+                applied: through,
+                snapshot_at: through,
+                compacted_at: listing.snapshots.first().copied().unwrap_or(0),
+                refreshed: Instant::now(),
+                settings,
+                stale: false,
+            };
+            state
+                .settings
+                .metrics
+                .listed_records_read(u64::try_from(tail.len()).unwrap_or(u64::MAX));
+            for record in &tail {
+                state.apply_record(record);
+            }
+            state.snapshot_if_due();
+            state.settings.metrics.partition_loaded(started.elapsed());
+            return Ok(state);
         }
-        state.catch_up()?;
-        state.snapshot_if_due();
-        state.metrics.partition_loaded(started.elapsed());
-        Ok(state)
+        Err(RemoteStorageError::Backend {
+            message: format!(
+                "the remote log metadata of {} was compacted {LOAD_ATTEMPTS} times while it was read; try again",
+                history.partition()
+            ),
+            source: None,
+        })
+    }
+
+    /// Writes a snapshot of the state unless the newest one already holds
+    /// every record applied (a broker hands a partition over, or shuts
+    /// down: the next host then loads it with one listing and one read).
+    pub(super) fn snapshot_now(&mut self) {
+        if self.applied > self.snapshot_at && !self.stale {
+            self.write_snapshot();
+        }
     }
 
     /// The cache.
@@ -113,7 +154,7 @@ impl PartitionState {
             self.apply_record(&record);
         }
         self.refreshed = Instant::now();
-        self.metrics.caught_up(self.applied - from);
+        self.settings.metrics.caught_up(self.applied - from);
         Ok(self.applied - from)
     }
 
@@ -161,16 +202,15 @@ impl PartitionState {
         };
         match self.history.write_record(&record)? {
             Written::Created => {
-                self.metrics.record_written();
+                self.settings.metrics.record_written();
                 self.applied = record.sequence;
                 self.stale = false;
                 self.snapshot_if_due();
                 Ok(())
             }
             Written::Lost => {
-                self.metrics.write_fenced();
-                let metrics = Arc::clone(&self.metrics);
-                *self = Self::load(self.history.clone(), self.snapshot_every, metrics)?;
+                self.settings.metrics.write_fenced();
+                *self = Self::load(self.history.clone(), self.settings.clone())?;
                 Err(RemoteStorageError::Fenced {
                     partition: record.partition.to_string(),
                     sequence: record.sequence,
@@ -180,13 +220,25 @@ impl PartitionState {
     }
 
     /// Writes a snapshot of the current state when `snapshot_every` records
-    /// or more came after the newest one. A failure is logged, not
-    /// returned: the records are the history, a snapshot only shortens the
-    /// next load, and the next append tries again.
+    /// or more came after the newest one.
     fn snapshot_if_due(&mut self) {
-        if self.applied == 0 || self.applied - self.snapshot_at < self.snapshot_every {
+        if self.applied == 0 || self.applied - self.snapshot_at < self.settings.snapshot_every {
             return;
         }
+        self.write_snapshot();
+    }
+
+    /// Writes a snapshot through the last record applied, then (when the
+    /// history is compacted) deletes what the snapshot before it covers:
+    /// the records up to it and older snapshots. One snapshot's worth of
+    /// records stays behind the newest, so a reader that listed the
+    /// directory just before the new snapshot still finds what it listed;
+    /// one that listed earlier lists again.
+    ///
+    /// A failure is logged, not returned: the records are the history, a
+    /// snapshot only shortens the next load, and a compaction not done is
+    /// done by the next one.
+    fn write_snapshot(&mut self) {
         let dump = self.cache.dump();
         let snapshot = MetadataSnapshot {
             partition: dump.topic_id_partition,
@@ -194,17 +246,36 @@ impl PartitionState {
             segments: dump.segments,
             delete_state: dump.delete_state,
         };
-        match self.history.write_snapshot(&snapshot) {
-            Ok(()) => {
-                self.metrics.snapshot_written();
-                self.snapshot_at = self.applied;
-            }
-            Err(err) => tracing::warn!(
+        if let Err(err) = self.history.write_snapshot(&snapshot) {
+            tracing::warn!(
                 partition = %snapshot.partition,
                 through = snapshot.through,
                 error = %err,
                 "could not write a remote log metadata snapshot; the next append tries again"
-            ),
+            );
+            return;
+        }
+        self.settings.metrics.snapshot_written();
+        let previous = std::mem::replace(&mut self.snapshot_at, self.applied);
+        if self.settings.compact && previous > self.compacted_at {
+            let compacted = self
+                .history
+                .scan()
+                .and_then(|listing| self.history.compact(&listing, previous));
+            match compacted {
+                Ok(deleted) => {
+                    self.settings
+                        .metrics
+                        .compacted(u64::try_from(deleted).unwrap_or(u64::MAX));
+                    self.compacted_at = previous;
+                }
+                Err(err) => tracing::warn!(
+                    partition = %snapshot.partition,
+                    through = previous,
+                    error = %err,
+                    "could not compact the remote log metadata; the next snapshot tries again"
+                ),
+            }
         }
     }
 }

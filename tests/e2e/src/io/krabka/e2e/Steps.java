@@ -397,25 +397,33 @@ final class Steps {
      */
     /**
      * Deletes the topic: Kafka must delete every remote segment of it through the plugin, so no segment file of
-     * the topic may remain in the tier (bounded wait).
+     * the topic may remain in the tier (bounded wait). With our metadata manager its histories go too (the
+     * manager asks the cluster, on the metadata listener, whether a stopped partition's topic was deleted): not
+     * one object of the topic may stay.
      */
     void deleteTopic(Tier tier) throws Exception {
         int before = tier.segments(workload.topic);
         if (before == 0) {
             throw new Mismatch("no segment of " + workload.topic + " in the tier before its deletion");
         }
+        Uuid id = admin.describeTopics(List.of(workload.topic)).allTopicNames().get().get(workload.topic).topicId();
+        List<String> objects = tier.objectsOf(workload.topic, id.toString());
+        boolean histories = objects.stream().anyMatch(name -> name.startsWith("remote-log-metadata/"));
         admin.deleteTopics(List.of(workload.topic)).all().get();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (true) {
             boolean listed = admin.listTopics().names().get().contains(workload.topic);
             int remote = tier.segments(workload.topic);
-            if (!listed && remote == 0) {
-                say("deleted topic " + workload.topic + ": all " + before + " segment file(s) of it gone from the tier");
+            List<String> left = tier.objectsOf(workload.topic, id.toString());
+            if (!listed && remote == 0 && left.isEmpty()) {
+                say("deleted topic " + workload.topic + ": all " + objects.size() + " object(s) of it gone from the tier ("
+                        + before + " segment file(s)" + (histories ? ", and its metadata histories" : "") + ")");
                 return;
             }
             if (System.nanoTime() > deadline) {
                 throw new Mismatch("120 s after deleting " + workload.topic + ": topic listed " + listed + ", "
-                        + remote + " of " + before + " segment file(s) left in the tier");
+                        + remote + " of " + before + " segment file(s) and " + left.size() + " of " + objects.size()
+                        + " object(s) left in the tier, e.g. " + left.stream().limit(3).toList());
             }
             Thread.sleep(500);
         }
@@ -445,6 +453,9 @@ final class Steps {
         if (archived == 0) {
             throw new Mismatch("no segment of " + workload.topic + " in the tier");
         }
+        Uuid id = admin.describeTopics(List.of(workload.topic)).allTopicNames().get().get(workload.topic).topicId();
+        long historyBefore = tier.objectsOf(workload.topic, id.toString()).stream()
+                .filter(name -> name.startsWith("remote-log-metadata/")).count();
         admin.deleteTopics(List.of(workload.topic)).all().get();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (admin.listTopics().names().get().contains(workload.topic)) {
@@ -458,7 +469,17 @@ final class Steps {
             throw new Mismatch("topic deletion changed the archive: " + archived + " -> " + remote
                     + " segment file(s) of " + workload.topic);
         }
-        say("deleted topic " + workload.topic + "; all " + remote + " segment file(s) of it stay in the archive");
+        // The metadata manager keeps the archive's history too (it finds the archive's probes): wait as long as
+        // its eraser would take to act, then every record must still be there.
+        Thread.sleep(5_000);
+        List<String> records = tier.objectsOf(workload.topic, id.toString()).stream()
+                .filter(name -> name.startsWith("remote-log-metadata/")).toList();
+        if (records.size() < historyBefore) {
+            throw new Mismatch("topic deletion erased metadata history from the archive: " + historyBefore + " -> "
+                    + records.size() + " object(s)");
+        }
+        say("deleted topic " + workload.topic + "; all " + remote + " segment file(s) and " + records.size()
+                + " metadata object(s) of it stay in the archive");
     }
 
     /**

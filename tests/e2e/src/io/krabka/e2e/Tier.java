@@ -25,6 +25,20 @@ interface Tier {
                 .toList();
     }
 
+    /**
+     * Names of every object the tier holds for a topic: its segment objects of any kind (in Kafka's
+     * layout {@code <topic>-<partition>-<id>/...}) and our metadata manager's histories of its
+     * partitions ({@code remote-log-metadata/<topicId>-<partition>/...}).
+     */
+    default List<String> objectsOf(String topic, String topicId) throws IOException, InterruptedException {
+        String segments = topic + "-";
+        String histories = "remote-log-metadata/" + topicId + "-";
+        return names().stream()
+                .filter(name -> name.startsWith(histories)
+                        || ((name.startsWith(segments) || name.contains("/" + segments)) && name.contains(topicId)))
+                .toList();
+    }
+
     /** Number of segment objects of the topic's partitions in the tier. */
     default int segments(String topic) throws IOException, InterruptedException {
         return segmentNames(topic).size();

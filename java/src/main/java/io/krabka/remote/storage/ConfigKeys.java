@@ -214,6 +214,9 @@ public final class ConfigKeys {
     /** {@code metadata.poll.interval.ms}. */
     public static final String METADATA_POLL_INTERVAL_MS_CONFIG = "metadata.poll.interval.ms";
 
+    /** {@code metadata.history.keep}. */
+    public static final String METADATA_HISTORY_KEEP_CONFIG = "metadata.history.keep";
+
     /**
      * The storage manager's keys that the native library reads, in table order: the adapter
      * passes their values to it, defaults included.
@@ -317,7 +320,8 @@ public final class ConfigKeys {
             METADATA_MANAGER_CONFIG,
             METADATA_MEMORY_LOSS_ON_RESTART_ACCEPTED_CONFIG,
             METADATA_SNAPSHOT_EVERY_RECORDS_CONFIG,
-            METADATA_POLL_INTERVAL_MS_CONFIG);
+            METADATA_POLL_INTERVAL_MS_CONFIG,
+            METADATA_HISTORY_KEEP_CONFIG);
 
     /**
      * Prefixes of the storage manager's key families (PREFIX + id + suffix, one key per id of a
@@ -690,6 +694,15 @@ public final class ConfigKeys {
                 Range.atLeast(0L), Importance.LOW,
                 "The longest a follower waits before it reads what a leader wrote, in "
                         + "milliseconds; a question it cannot answer reads the store at once.");
+        def.define(METADATA_HISTORY_KEEP_CONFIG, Type.BOOLEAN, false, Importance.LOW,
+                "Keep every metadata record and snapshot, and the histories of "
+                        + "deleted topics. By default a new snapshot deletes what the snapshot "
+                        + "before it covers, and a deleted topic's histories are erased once "
+                        + "its segments are gone (with "
+                        + "remote.log.metadata.manager.listener.name set). A store that holds a "
+                        + "write-once archive's probes under the same prefix is kept whole "
+                        + "whatever this says; set it for a history on a write-once bucket "
+                        + "under another prefix.");
         return def;
     }
 }

@@ -47,6 +47,7 @@ public final class KrabkaRemoteLogMetadataManager implements RemoteLogMetadataMa
             + "metadata.manager at its default (store) for durable metadata.";
 
     private volatile NativeResource manager;
+    private volatile DeletedTopicEraser eraser;
 
     /** Called by the broker; {@link #configure} must follow. */
     public KrabkaRemoteLogMetadataManager() {
@@ -73,6 +74,22 @@ public final class KrabkaRemoteLogMetadataManager implements RemoteLogMetadataMa
         } catch (Throwable t) {
             throw new KafkaException("Could not start the krabka remote log metadata manager: "
                     + t.getMessage(), t);
+        }
+        Map<String, Object> admin = config.adminClientConfig();
+        DeletedTopicEraser previousEraser = eraser;
+        if (!config.inMemory() && admin.containsKey("bootstrap.servers")) {
+            eraser = DeletedTopicEraser.overAdmin(admin, this::eraseDeletedPartition);
+        } else {
+            eraser = null;
+            if (!config.inMemory()) {
+                LOG.info("remote.log.metadata.manager.listener.name is not set: the metadata "
+                        + "histories of deleted topics stay in the store (krabka-tier fsck finds "
+                        + "them); set it so the manager can ask the cluster which topics were "
+                        + "deleted");
+            }
+        }
+        if (previousEraser != null) {
+            previousEraser.close();
         }
         if (config.inMemory()) {
             LOG.warn(NOT_DURABLE_WARNING);
@@ -220,10 +237,27 @@ public final class KrabkaRemoteLogMetadataManager implements RemoteLogMetadataMa
         } catch (Throwable t) {
             LOG.warn("Stop-partitions notification failed: {}", t.toString());
         }
+        DeletedTopicEraser current = eraser;
+        if (current != null) {
+            current.stopped(partitions);
+        }
+    }
+
+    /** Erases the history of {@code partition}, whose topic was deleted; the native outcome. */
+    private String eraseDeletedPartition(TopicIdPartition partition) {
+        try {
+            return NativeBridge.rlmmEraseDeletedPartition(handle(), Wire.partition(partition));
+        } catch (Throwable t) {
+            return "pending: " + t;
+        }
     }
 
     @Override
     public void close() {
+        DeletedTopicEraser currentEraser = eraser;
+        if (currentEraser != null) {
+            currentEraser.close();
+        }
         NativeResource current = manager;
         if (current != null) {
             current.close();

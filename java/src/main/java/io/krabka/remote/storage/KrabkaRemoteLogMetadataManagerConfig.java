@@ -18,14 +18,17 @@ import org.apache.kafka.common.config.types.Password;
  * generated from the Rust key table: the store keys the storage manager takes too (so both can
  * name one directory or bucket) and the {@code metadata.*} keys. Besides them the broker passes {@code broker.id},
  * {@code node.id}, {@code log.dir}, {@code cluster.id} and, with a metadata listener,
- * {@code remote.log.metadata.common.client.*}; those are accepted and ignored. Any other key fails
+ * {@code remote.log.metadata.common.client.*} (used to ask the cluster whether a stopped
+ * partition's topic was deleted); those are accepted. Any other key fails
  * {@code configure()} with a {@link ConfigException} naming it.
  */
 public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
     /** Keys the broker adds on its own ({@code node.id} since Kafka 4.4). */
     static final Set<String> BROKER_KEYS = Set.of("broker.id", "node.id", "log.dir", "cluster.id");
+    /** The prefix of the metadata listener's client keys the broker adds. */
+    static final String COMMON_CLIENT_PREFIX = "remote.log.metadata.common.client.";
     /** Prefixes of keys the broker adds on its own. */
-    static final Set<String> BROKER_PREFIXES = Set.of("remote.log.metadata.common.client.");
+    static final Set<String> BROKER_PREFIXES = Set.of(COMMON_CLIENT_PREFIX);
 
     /** The metadata manager's keys, generated from the Rust key table. */
     public static final ConfigDef CONFIG_DEF = ConfigKeys.metadataManager();
@@ -38,6 +41,25 @@ public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
     public KrabkaRemoteLogMetadataManagerConfig(Map<String, ?> configs) {
         super(CONFIG_DEF, ConfigChecks.knownOnly(configs, CONFIG_DEF, BROKER_KEYS, BROKER_PREFIXES),
                 false);
+        Map<String, Object> client = new LinkedHashMap<>();
+        for (Map.Entry<String, ?> entry : configs.entrySet()) {
+            if (entry.getKey().startsWith(COMMON_CLIENT_PREFIX)) {
+                client.put(entry.getKey().substring(COMMON_CLIENT_PREFIX.length()), entry.getValue());
+            }
+        }
+        adminClient = Collections.unmodifiableMap(client);
+    }
+
+    /** The metadata listener's client keys, prefix removed. */
+    private final Map<String, Object> adminClient;
+
+    /**
+     * The client configuration the broker passes for its metadata listener
+     * ({@code remote.log.metadata.common.client.*}, prefix removed): empty unless
+     * {@code remote.log.metadata.manager.listener.name} is set.
+     */
+    Map<String, Object> adminClientConfig() {
+        return adminClient;
     }
 
     /** The {@code native.library.path} override, or null. */

@@ -94,6 +94,13 @@ final class NativeBridge {
     static native void rlmmStopPartitions(long rlmm, byte[] partitions)
             throws RemoteStorageException;
 
+    /**
+     * Erases the history of a partition whose topic was deleted; the outcome, starting with
+     * {@code erased:}, {@code absent:}, {@code pending:} or {@code kept:}.
+     */
+    static native String rlmmEraseDeletedPartition(long rlmm, byte[] partition)
+            throws RemoteStorageException;
+
     // Diagnostics.
     static native String nativeVersion() throws RemoteStorageException;
 

@@ -185,7 +185,11 @@ public class ConfigTest {
         config.put("log.dir", "/var/lib/kafka");
         config.put("cluster.id", "x");
         config.put("remote.log.metadata.common.client.bootstrap.servers", "localhost:9092");
-        new KrabkaRemoteLogMetadataManagerConfig(config);
+        config.put("remote.log.metadata.common.client.security.protocol", "PLAINTEXT");
+        // The metadata listener's client keys, for the admin client that asks whether a stopped
+        // partition's topic was deleted.
+        assertEquals(Map.of("bootstrap.servers", "localhost:9092", "security.protocol", "PLAINTEXT"),
+                new KrabkaRemoteLogMetadataManagerConfig(config).adminClientConfig());
         config.put("remote.log.metadata.topic.replication.factor", "1");
         ConfigException e = assertThrows(ConfigException.class,
                 () -> new KrabkaRemoteLogMetadataManager().configure(config));
