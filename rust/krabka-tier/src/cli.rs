@@ -21,15 +21,15 @@ use {
 };
 
 /// Exit code: everything selected was exported.
-const OK: u8 = 0;
+pub(crate) const OK: u8 = 0;
 /// Exit code: records were skipped because they could not be read.
 const SKIPPED: u8 = 1;
 /// Exit code: the selection has offset gaps.
 const GAPS: u8 = 2;
 /// Exit code: the tier could not be read.
-const UNREADABLE: u8 = 3;
+pub(crate) const UNREADABLE: u8 = 3;
 /// Exit code: usage error (BSD `EX_USAGE`).
-const USAGE: u8 = 64;
+pub(crate) const USAGE: u8 = 64;
 
 /// Reads a Krabka tier (a filesystem tier, an S3 or GCS bucket) without a
 /// broker.
@@ -116,6 +116,16 @@ enum Command {
         #[arg(long = "public-key")]
         public_keys: Vec<String>,
     },
+    /// Compares the tier with its metadata histories: orphaned objects (no
+    /// record names them), missing objects (a finished copy without its
+    /// log), unfinished copies and their age, and what is left of deleted
+    /// topics. Exit 0 when they agree, 1 when they do not (docs/tier.md).
+    Fsck {
+        #[command(flatten)]
+        source: Source,
+        #[command(flatten)]
+        options: FsckOptions,
+    },
     /// Re-wraps the data key of every encrypted segment under the active key
     /// pair, rewriting only each segment's envelope (docs/chunked-format.md).
     /// Afterwards the older pairs can be dropped from the configuration.
@@ -131,6 +141,40 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+}
+
+/// What `fsck` compares the tier with.
+#[derive(Debug, clap::Args)]
+struct FsckOptions {
+    /// Read the metadata histories from this directory instead of the
+    /// tier's store (e.g. Kafka's `__remote_log_metadata` imported into a
+    /// scratch directory with the plugin jar's import tool).
+    #[arg(long)]
+    metadata_local: Option<PathBuf>,
+    /// The histories' directory under the prefix (the metadata manager's
+    /// root).
+    #[arg(long, default_value = krabka_remote_storage::DEFAULT_RLMM_ROOT)]
+    metadata_root: String,
+    /// A file of the cluster's topic ids, one per line (Kafka's text form,
+    /// as `kafka-topics.sh --describe` prints after `TopicId:`): anything of
+    /// another topic is what is left of a deleted topic.
+    #[arg(long)]
+    live_topics: Option<PathBuf>,
+    /// Delete the orphaned segment copies (and, with --live-topics, deleted
+    /// topics' histories that name no segment) older than --older-than.
+    /// Refused on a write-once archive.
+    #[arg(long, requires = "older_than")]
+    delete_orphans: bool,
+    /// With --delete-orphans: only objects written at least this long ago,
+    /// e.g. 30m, 6h, 7d (leave a copy in progress alone).
+    #[arg(long, requires = "delete_orphans")]
+    older_than: Option<String>,
+    /// With --delete-orphans: print what would be deleted, delete nothing.
+    #[arg(long, requires = "delete_orphans")]
+    dry_run: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
 }
 
 /// What `export` writes.
@@ -154,6 +198,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let source = match &cli.command {
         Command::List { source, .. }
         | Command::Export { source, .. }
+        | Command::Fsck { source, .. }
         | Command::Rewrap { source, .. } => source,
     };
     let access = match source.access() {
@@ -195,6 +240,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             Err(err) => return fail(&err),
         };
         match cli.command {
+            Command::Fsck { options, .. } => {
+                let request = crate::fsck_command::FsckRequest {
+                    tier_config: access.config.clone(),
+                    prefix: prefix.clone(),
+                    metadata_local: options.metadata_local,
+                    metadata_root: options.metadata_root,
+                    live_topics: options.live_topics,
+                    delete_older_than: options.older_than.filter(|_| options.delete_orphans),
+                    dry_run: options.dry_run,
+                    json: options.json,
+                };
+                crate::fsck_command::fsck(store.raw().as_ref(), &listing, request).await
+            }
             Command::Rewrap {
                 active, dry_run, ..
             } => {
@@ -545,7 +603,7 @@ fn report(partition: &PartitionListing, summary: &ExportSummary) {
     }
 }
 
-fn fail(err: &dyn Error) -> u8 {
+pub(crate) fn fail(err: &dyn Error) -> u8 {
     let mut message = format!("krabka-tier: {err}");
     let mut source = err.source();
     while let Some(cause) = source {

@@ -18,6 +18,7 @@ mod epochs;
 mod error;
 mod export;
 mod feed;
+mod fsck;
 mod listing;
 mod log_file;
 mod record_json;
@@ -36,9 +37,13 @@ pub use {
         export_partition, export_partition_batches, export_partition_observed,
     },
     feed::{CHUNK_END, CHUNK_RECORDS, FeedError, RecordFeed, ReplaySource, replay_source_help},
+    fsck::{
+        DeletedTopicHistory, FsckInput, FsckReport, Missing, Orphan, Unfinished, check_tier,
+        parse_age, parse_live_topics,
+    },
     listing::{PartitionListing, SegmentListing, add_details, list_tier},
     log_file::export_log_file,
     record_json::{ValueEncoding, record_json},
-    rewrap::{ENVELOPE_SUFFIX, RewrapSummary, rewrap_tier},
+    rewrap::{ENVELOPE_SUFFIX, RewrapSummary, holds_archive, rewrap_tier},
     source::{Source, TierAccess},
 };

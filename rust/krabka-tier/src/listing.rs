@@ -26,6 +26,8 @@ pub struct SegmentListing {
     pub log_bytes: u64,
     /// Every file of the copy: suffix → key.
     pub files: BTreeMap<String, String>,
+    /// When its newest file was written (milliseconds since the epoch).
+    pub last_modified_ms: i64,
     /// Its last offset, largest timestamp and leader epochs, once read
     /// ([`add_details`]; a listing of keys alone has none).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,8 +124,12 @@ pub async fn list_tier(
                         log_key: None,
                         log_bytes: 0,
                         files: BTreeMap::new(),
+                        last_modified_ms: 0,
                         details: None,
                     });
+                segment.last_modified_ms = segment
+                    .last_modified_ms
+                    .max(meta.last_modified.timestamp_millis());
                 if name.suffix == LOG_FILE_SUFFIX {
                     segment.log_key = Some(key.clone());
                     segment.log_bytes = meta.size;

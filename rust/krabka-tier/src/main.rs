@@ -6,6 +6,8 @@
 //! krabka-tier export <source> [--prefix P] --topic T [--partition N] [--from-offset O] [--to-offset O]
 //!                    [--from-timestamp MS] [--to-timestamp MS] [--uncommitted] [--utf8]
 //!                    [--format json|raw --output-dir DIR] [--verify --key-id K --public-key HEX]
+//! krabka-tier fsck   <source> [--prefix P] [--metadata-local DIR] [--live-topics FILE] [--json]
+//!                    [--delete-orphans --older-than D [--dry-run]]
 //! ```
 //!
 //! `export` writes JSON lines on stdout and a summary per partition on
@@ -20,6 +22,7 @@
 //! producer: see docs/tier.md.
 
 mod cli;
+mod fsck_command;
 
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(cli::run(std::env::args_os()))

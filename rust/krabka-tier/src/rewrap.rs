@@ -34,6 +34,31 @@ pub struct RewrapSummary {
     pub failed: Vec<(String, String)>,
 }
 
+/// Whether the tier under `prefix` is a write-once archive: it holds the
+/// create-only probes an archive writes when it starts.
+///
+/// # Errors
+/// [`TierError::Store`] when the store cannot be listed.
+pub async fn holds_archive(
+    store: &dyn ObjectStore,
+    prefix: Option<&str>,
+) -> Result<bool, TierError> {
+    let probes = Path::from(match prefix {
+        Some(prefix) => format!("{prefix}/{CREATE_ONLY_PROBE_DIR}"),
+        None => CREATE_ONLY_PROBE_DIR.to_owned(),
+    });
+    Ok(store
+        .list(Some(&probes))
+        .try_next()
+        .await
+        .map_err(|source| TierError::Store {
+            operation: "listing of",
+            key: probes.to_string(),
+            source,
+        })?
+        .is_some())
+}
+
 /// Rewraps every envelope of `partitions` under `keys`' active pair; with
 /// `dry_run`, counts what it would do and writes nothing.
 ///
@@ -50,21 +75,7 @@ pub async fn rewrap_tier(
 ) -> Result<RewrapSummary, TierError> {
     // An archive's envelopes are sealed by its manifests at the versions
     // they name: a new version would never be read, so nothing is written.
-    let probes = Path::from(match prefix {
-        Some(prefix) => format!("{prefix}/{CREATE_ONLY_PROBE_DIR}"),
-        None => CREATE_ONLY_PROBE_DIR.to_owned(),
-    });
-    let archive = store
-        .list(Some(&probes))
-        .try_next()
-        .await
-        .map_err(|source| TierError::Store {
-            operation: "listing of",
-            key: probes.to_string(),
-            source,
-        })?
-        .is_some();
-    if archive {
+    if holds_archive(store, prefix).await? {
         return Err(TierError::Refused(
             "the tier is a write-once archive: its envelopes are sealed by its manifests and cannot be rewritten; keep every key pair that wrapped a retained segment configured until the retention of its segments ends (docs/chunked-format.md)".to_owned(),
         ));
