@@ -200,6 +200,33 @@ impl History {
         self.create(key, encode_record(record)?)
     }
 
+    /// Whether record `sequence`, just created, sits where compaction had
+    /// already deleted the records: the one before it is gone (for the
+    /// first record, a snapshot already covers it). A writer at the tip of
+    /// the history always finds the record before its own: compaction only
+    /// deletes what the snapshot before the newest covers.
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub(super) fn below_compaction(&self, sequence: u64) -> Result<bool> {
+        if sequence <= 1 {
+            return Ok(self.scan()?.newest_snapshot() >= sequence);
+        }
+        let key = self
+            .keys
+            .record(&self.store, sequence - 1)
+            .map_err(spi_error)?;
+        let store = Arc::clone(self.store.store());
+        let head = self.store.runtime().run(async move {
+            match store.head(&key).await {
+                Ok(_) => Ok(false),
+                Err(object_store::Error::NotFound { .. }) => Ok(true),
+                Err(err) => Err(to_store_error(err, "existence check of", key.as_ref())),
+            }
+        });
+        head.map_err(spi_error)?.map_err(spi_error)
+    }
+
     /// The snapshot through `through`; `None` when it is gone (compacted
     /// since it was listed).
     ///

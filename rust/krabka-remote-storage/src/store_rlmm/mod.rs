@@ -371,16 +371,16 @@ impl StoreRemoteLogMetadataManager {
     fn with_state<T>(
         &self,
         partition: &TopicIdPartition,
-        with: impl FnOnce(&mut PartitionState) -> Result<T>,
+        with: impl FnOnce(&mut PartitionState, bool) -> Result<T>,
     ) -> Result<T> {
         let slot = self.slot(partition);
         let mut guard = lock(&slot);
         let leads = read(&self.leaders).contains(partition);
         let state = self.loaded(partition, &mut guard)?;
         if !leads && state.since_refresh() >= self.config.poll_interval {
-            state.catch_up()?;
+            state.follow()?;
         }
-        let result = with(state);
+        let result = with(state, leads);
         if state.is_stale() {
             *guard = None;
         }
@@ -397,9 +397,17 @@ impl StoreRemoteLogMetadataManager {
         query: impl Fn(&RemoteLogMetadataCache) -> T,
         misses: impl Fn(&T) -> bool,
     ) -> Result<T> {
-        self.with_state(partition, |state| {
+        self.with_state(partition, |state, leads| {
             let answer = query(state.cache());
-            if misses(&answer) && state.catch_up()? > 0 {
+            if !misses(&answer) {
+                return Ok(answer);
+            }
+            let found = if leads {
+                state.catch_up()?
+            } else {
+                state.follow()?
+            };
+            if found > 0 {
                 return Ok(query(state.cache()));
             }
             Ok(answer)
@@ -409,7 +417,7 @@ impl StoreRemoteLogMetadataManager {
     /// Records `event` in its partition's history.
     fn append(&self, event: MetadataEvent) -> Result<()> {
         let partition = event.partition().clone();
-        self.with_state(&partition, |state| state.append(event))
+        self.with_state(&partition, |state, _| state.append(event))
     }
 
     /// Loads the partitions `queue` hands out, one after the other, until it
@@ -439,7 +447,7 @@ impl StoreRemoteLogMetadataManager {
     /// # Errors
     /// The store's errors.
     pub fn applied(&self, partition: &TopicIdPartition) -> Result<u64> {
-        self.with_state(partition, |state| Ok(state.applied()))
+        self.with_state(partition, |state, _| Ok(state.applied()))
     }
 }
 

@@ -158,6 +158,32 @@ impl PartitionState {
         Ok(self.applied - from)
     }
 
+    /// What a broker that does not write the partition does to read what
+    /// its leader wrote since: [`catch_up`](Self::catch_up), and when that
+    /// finds nothing on a compacted history, one listing to learn whether
+    /// the records after the last applied were compacted away behind a
+    /// newer snapshot (a follower that did not look for a while); if so the
+    /// state is loaded again from the newest snapshot. The number of records
+    /// the state moved on by.
+    ///
+    /// # Errors
+    /// As [`catch_up`](Self::catch_up) and [`load`](Self::load).
+    pub(super) fn follow(&mut self) -> Result<u64> {
+        let found = self.catch_up()?;
+        if found > 0 || !self.settings.compact {
+            return Ok(found);
+        }
+        let from = self.applied;
+        if self.history.scan()?.newest_snapshot() <= from {
+            return Ok(0);
+        }
+        *self = Self::load(self.history.clone(), self.settings.clone())?;
+        self.settings
+            .metrics
+            .caught_up(self.applied.saturating_sub(from));
+        Ok(self.applied.saturating_sub(from))
+    }
+
     /// Applies `record`, the one after the last applied.
     fn apply_record(&mut self, record: &MetadataRecord) {
         if let Err(err) = apply(&mut self.cache, &record.event) {
@@ -200,7 +226,19 @@ impl PartitionState {
             sequence: self.applied + 1,
             event,
         };
-        match self.history.write_record(&record)? {
+        let mut written = self.history.write_record(&record)?;
+        if written == Written::Created
+            && self.settings.compact
+            && self.history.below_compaction(record.sequence)?
+        {
+            // A position compaction had emptied: the state was behind the
+            // history (another broker wrote and compacted since). The record
+            // is below the newest snapshot, so no reader ever reads it; the
+            // event is written again on top of the history, as after a lost
+            // race.
+            written = Written::Lost;
+        }
+        match written {
             Written::Created => {
                 self.settings.metrics.record_written();
                 self.applied = record.sequence;

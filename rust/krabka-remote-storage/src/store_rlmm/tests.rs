@@ -801,3 +801,46 @@ fn a_deleted_partitions_history_is_erased_once_no_segment_is_left() {
         HistoryErasure::Absent
     );
 }
+
+#[test]
+fn a_writer_behind_a_compaction_is_fenced_not_written_below_it() {
+    let bucket = Bucket::new();
+    let config = StoreRlmmConfig {
+        snapshot_every: 4,
+        ..StoreRlmmConfig::default()
+    };
+    let stale = bucket.manager(config.clone());
+    stale
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    // Another broker writes on, snapshots and compacts records 1..=12.
+    let other = bucket.manager(config.clone());
+    other
+        .update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
+        .unwrap();
+    for id in 2..=10u128 {
+        let start = i64::try_from(id).unwrap() * 100;
+        other
+            .add_remote_log_segment_metadata(seg(id, start, start + 99, &[(0, start)]))
+            .unwrap();
+        other
+            .update_remote_log_segment_metadata(upd(id, CopySegmentFinished))
+            .unwrap();
+    }
+    assert!(!positions(&bucket.keys()).0.contains(&2));
+    // The stale broker's next position (2) is free again: creating it must
+    // not count as extending the history.
+    assert!(matches!(
+        stale.update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted)),
+        Err(RemoteStorageError::Fenced { .. })
+    ));
+    stale
+        .update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted))
+        .unwrap();
+    let reader = bucket.manager(config);
+    assert_eq!(reader.applied(&tp(0)).unwrap(), 21);
+    let listed = reader.list_remote_log_segments(&tp(0)).unwrap();
+    assert_eq!(listed.len(), 10);
+    assert_eq!(listed[0].start_offset(), 0);
+    assert_eq!(listed[0].state(), DeleteSegmentStarted);
+}
