@@ -28,7 +28,10 @@
 #           kms: the single-node flow on the filesystem with every segment encrypted under an AWS KMS key
 #           (moto's server mode, PyPI), restart included;
 #           panic-injection: a Rust panic injected into the copies of one topic (the test-only jar of
-#           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering
+#           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering;
+#           chaos: 3 combined brokers/controllers and a fourth broker, RF 3, under kills -9 (one mid-copy,
+#           one mid-delete), a reassignment, an active-controller restart and a rolling restart; every
+#           acknowledged record read back once; krabka-tier fsck finds 0 orphans (tests/e2e/chaos.sh)
 #   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
 #           (Kafka's topic-based manager runs in the oldest's worm scenario)
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
@@ -72,7 +75,7 @@ if [[ $rsm == krabka ]]; then
   fi
   # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
   # restricted to other scenarios does not build it.
-  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection newest-rf2-leader-killed; then
+  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection newest-rf2-leader-killed newest-chaos; then
     need gradle gradle
     gradle --no-daemon -q panicInjectionJar
   fi
@@ -84,7 +87,7 @@ if [[ $rsm == krabka ]]; then
   if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm; then
     cargo build --locked -q -p krabka-worm-verify
   fi
-  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm; then
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm newest-chaos; then
     cargo build --locked -q -p krabka-tier
   fi
   # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
@@ -145,6 +148,8 @@ for kafka in newest oldest; do
     scenarios+=("$kafka kms tests/e2e/kms.sh filesystem")
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
+  # Three brokers (and a fourth) under kill -9, reassignment and restarts; fsck at the end (tests/e2e/chaos.sh).
+  [[ $kafka == newest && $s3 == yes && $rsm == krabka ]] && scenarios+=("$kafka chaos tests/e2e/chaos.sh")
   [[ $kafka == oldest && $rsm == krabka ]] && scenarios+=("$kafka encrypted-fs tests/e2e/encrypted.sh filesystem")
 done
 [[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-krabka-rlmm, rf2-leader-killed, worm, native-logs (the plugin jar has no S3 backend yet)"

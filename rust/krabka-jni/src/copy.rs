@@ -44,6 +44,12 @@ pub const STALL_TOPIC_PREFIX: &str = "krabka-inject-stall";
 #[cfg(feature = "panic-injection")]
 pub const STALL_FILE_VARIABLE: &str = "KRABKA_INJECT_STALL_FILE";
 
+/// The file whose existence holds the deletes of [`STALL_TOPIC_PREFIX`]
+/// topics (after the tier deleted the segment, before the broker records
+/// `DELETE_SEGMENT_FINISHED`) is named by this environment variable.
+#[cfg(feature = "panic-injection")]
+pub const DELETE_STALL_FILE_VARIABLE: &str = "KRABKA_INJECT_DELETE_STALL_FILE";
+
 /// What a finished copy produced.
 pub type CopyResult = Result<Option<CustomMetadata>, BridgeError>;
 
@@ -71,12 +77,13 @@ pub struct CopyOperation {
     finished: Condvar,
 }
 
-/// Holds a copy of a [`STALL_TOPIC_PREFIX`] topic while the file named by
-/// [`STALL_FILE_VARIABLE`] exists (at most ten minutes), after logging one
-/// WARN the test waits for: the tier holds the segment, the broker has not
-/// been told, so a leader killed now dies mid-copy.
+/// Holds the `action` (`copy` or `delete`) of a segment of a
+/// [`STALL_TOPIC_PREFIX`] topic while the file named by the environment
+/// variable `variable` exists (at most ten minutes), after logging one
+/// WARN the test waits for: the tier has done its part, the broker has not
+/// been told, so a leader killed now dies mid-copy or mid-delete.
 #[cfg(feature = "panic-injection")]
-fn stall_while_injected(metadata: &RemoteLogSegmentMetadata) {
+pub fn stall_while_injected(metadata: &RemoteLogSegmentMetadata, action: &str, variable: &str) {
     if !metadata
         .topic_id_partition()
         .topic
@@ -84,14 +91,14 @@ fn stall_while_injected(metadata: &RemoteLogSegmentMetadata) {
     {
         return;
     }
-    let Some(file) = std::env::var_os(STALL_FILE_VARIABLE).map(std::path::PathBuf::from) else {
+    let Some(file) = std::env::var_os(variable).map(std::path::PathBuf::from) else {
         return;
     };
     if !file.exists() {
         return;
     }
     tracing::warn!(
-        "injected stall: copy of {} written to the tier, held until {} is removed",
+        "injected stall: {action} of {} done in the tier, held until {} is removed",
         metadata.remote_log_segment_id(),
         file.display()
     );
@@ -141,7 +148,7 @@ impl CopyOperation {
             }
             let copied = storage.copy(metadata, segment, &self.token);
             #[cfg(feature = "panic-injection")]
-            stall_while_injected(metadata);
+            stall_while_injected(metadata, "copy", STALL_FILE_VARIABLE);
             copied
         }));
         let mut result = match outcome {

@@ -207,7 +207,14 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_delete<'local>
     boundary::call(&mut env, |env| {
         let storage = STORAGE_MANAGERS.get(rsm)?;
         let metadata = wire::decode_metadata(&bytes(env, &metadata)?)?;
-        Ok(logging::segment_span("delete", &metadata)
-            .in_scope(|| storage.delete_segment(&metadata))?)
+        let deleted = logging::segment_span("delete", &metadata)
+            .in_scope(|| storage.delete_segment(&metadata))?;
+        #[cfg(feature = "panic-injection")]
+        crate::copy::stall_while_injected(
+            &metadata,
+            "delete",
+            crate::copy::DELETE_STALL_FILE_VARIABLE,
+        );
+        Ok(deleted)
     })
 }
