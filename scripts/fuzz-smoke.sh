@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target in fuzz/ for a short time (FUZZ_SECONDS each, default 10), seeded with
+# Runs every cargo-fuzz target in fuzz/ for a short time (FUZZ_SECONDS each, default 10; FUZZ_JOBS at once,
+# default 2), seeded with
 # the Kafka-written fixtures of tests/fixtures/kafka/. Needs the nightly toolchain; installs
 # cargo-fuzz from crates.io when it is missing. A crash fails the script and leaves the input under
 # fuzz/artifacts/<target>/.
@@ -39,19 +40,36 @@ if ! cargo +nightly metadata --locked --format-version 1 --manifest-path fuzz/Ca
   exit 1
 fi
 cargo +nightly fuzz build --fuzz-dir fuzz --sanitizer "$sanitizer"
-for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
-  echo "fuzz-smoke: $target for ${seconds}s"
+# fuzz_one TARGET: runs one target for the given time; its summary (or, on a crash, its log) on stdout.
+fuzz_one() {
+  local target="$1" log="$work/$1.log" status=0
   mkdir -p "$work/corpus/$target" "$work/seeds/$target"
   # New inputs go to the first (scratch) corpus; the seeds stay untouched.
-  log="$work/$target.log"
-  status=0
   cargo +nightly fuzz run --fuzz-dir fuzz --sanitizer "$sanitizer" "$target" "$work/corpus/$target" "$work/seeds/$target" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 >"$log" 2>&1 || status=$?
   if (( status != 0 )); then
     tail -n 80 "$log"
     echo "fuzz-smoke: $target FAILED (exit $status); the input is under fuzz/artifacts/$target/"
-    exit "$status"
+    return "$status"
   fi
+  echo "fuzz-smoke: $target for ${seconds}s"
   grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+}
+# Each libFuzzer run is one process on one core: FUZZ_JOBS (default 2) targets run at once.
+jobs="${FUZZ_JOBS:-2}"
+mapfile -t targets < <(cargo +nightly fuzz list --fuzz-dir fuzz)
+for (( i = 0; i < ${#targets[@]}; i += jobs )); do
+  batch=("${targets[@]:i:jobs}") pids=()
+  for target in "${batch[@]}"; do
+    fuzz_one "$target" >"$work/$target.summary" 2>&1 &
+    pids+=($!)
+  done
+  failed=0
+  for j in "${!pids[@]}"; do
+    status=0; wait "${pids[$j]}" || status=$?
+    cat "$work/${batch[$j]}.summary"
+    (( status == 0 )) || failed=$status
+  done
+  (( failed == 0 )) || exit "$failed"
 done
 echo "fuzz-smoke: all targets ran ${seconds}s without a crash"

@@ -135,7 +135,7 @@ random_kill() {
   topic=${topics[$(( RANDOM % 3 ))]}; partition=$(( RANDOM % 10 ))
   leader=$(chaos leader --topic "$topic" --partition "$partition" | tail -n 1)
   [[ $leader =~ ^[1-4]$ ]] || { event "no leader of $topic-$partition to kill ($leader)"; return 0; }
-  kill_and_restart "$leader" $(( 2 + RANDOM % 5 )) "leader of $topic-$partition"
+  kill_and_restart "$leader" $(( 1 + RANDOM % 4 )) "leader of $topic-$partition"
 }
 # Holds the injection topic's next $1 (copy or delete) with file $2 and kills -9 whichever node reaches it (its
 # leader, wherever leadership moved meanwhile).
@@ -178,7 +178,6 @@ active=$(kafka_tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-ser
 [[ $active =~ ^[1-3]$ ]] || { echo "no active controller found ($active)" >&2; exit 1; }
 node_stop "$(node_of "$active")"; event "active controller node $active stopped"
 node_start "$(node_of "$active")"; event "node $active started again"
-random_kill
 random_kill
 # The producers run as long as the driver: VerifiableProducer stops on SIGTERM once its sends are answered,
 # the transactional producer after its current transaction.
