@@ -104,7 +104,15 @@ fn a_reader_reaching_the_end_warms_the_first_chunks_of_what_comes_next() {
     if warmed < chunks_of_b {
         assert!(f.gets() > gets, "the rest of b is fetched");
     }
-    assert_eq!(f.cache.stats().prefetch_unread_bytes, 0);
+    // b's reader claims its read-ahead as one ranged GET of a run of
+    // chunks; a warming fetch of a's reader still in flight can land a
+    // chunk of that run first, which then arrives twice and counts as
+    // fetched and never read. The race costs at most one read-ahead run
+    // (`prefetch_in_flight` chunks); it is timing-dependent (seen once in
+    // a CI run on a loaded machine), so the bound, not zero, is asserted.
+    let run = u64::try_from(f.cache.config().prefetch_in_flight).unwrap() * CHUNK;
+    let unread = f.cache.stats().prefetch_unread_bytes;
+    assert!(unread <= run, "{unread} bytes fetched ahead and never read");
 }
 
 /// Reads all of `key` fetch after fetch, each reading two chunks and
