@@ -251,7 +251,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                     dry_run: options.dry_run,
                     json: options.json,
                 };
-                crate::fsck_command::fsck(store.raw().as_ref(), &listing, request).await
+                crate::fsck_command::fsck(store.raw(), &listing, request).await
             }
             Command::Rewrap {
                 active, dry_run, ..

@@ -3,14 +3,17 @@
 
 use {
     crate::cli::{OK, USAGE, fail},
-    krabka_object_store::{ObjectStoreConfig, build_object_store, store::StoreHandle},
+    krabka_object_store::{
+        ObjectStoreConfig, build_object_store,
+        store::{StoreHandle, delete::delete_keys},
+    },
     krabka_remote_storage::{HistoryView, UnreadableHistory, read_histories},
     krabka_tier::{
         FsckInput, FsckReport, PartitionListing, TierError, check_tier, holds_archive, parse_age,
         parse_live_topics,
     },
     object_store::{ObjectStore, path::Path},
-    std::path::PathBuf,
+    std::{path::PathBuf, sync::Arc},
 };
 
 /// Exit code: the tier and its metadata disagree (orphans, missing
@@ -43,7 +46,7 @@ pub struct FsckRequest {
 
 /// Runs `fsck` over a tier already listed.
 pub async fn fsck(
-    store: &dyn ObjectStore,
+    store: &Arc<dyn ObjectStore>,
     listing: &[PartitionListing],
     request: FsckRequest,
 ) -> u8 {
@@ -68,7 +71,7 @@ pub async fn fsck(
             return USAGE;
         }
     };
-    let archive = match holds_archive(store, request.prefix.as_deref()).await {
+    let archive = match holds_archive(store.as_ref(), request.prefix.as_deref()).await {
         Ok(archive) => archive,
         Err(err) => return fail(&err),
     };
@@ -140,7 +143,7 @@ pub async fn fsck(
         .iter()
         .map(|key| Path::from(key.as_str()))
         .collect();
-    if let Err(err) = delete(store, keys).await {
+    if let Err(err) = delete_keys(Arc::clone(store), keys, "orphaned objects").await {
         return fail(&err);
     }
     eprintln!("krabka-tier: deleted {} object(s)", doomed.keys.len());
@@ -196,25 +199,6 @@ fn doomed(report: &FsckReport, older_than_ms: i64) -> Doomed {
         doomed.keys.extend(history.keys.iter().cloned());
     }
     doomed
-}
-
-async fn delete(store: &dyn ObjectStore, keys: Vec<Path>) -> Result<(), TierError> {
-    use futures_util::StreamExt;
-    let mut results =
-        store.delete_stream(futures_util::stream::iter(keys.into_iter().map(Ok)).boxed());
-    while let Some(result) = results.next().await {
-        match result {
-            Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
-            Err(source) => {
-                return Err(TierError::Store {
-                    operation: "delete of",
-                    key: "an orphaned object".to_owned(),
-                    source,
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 fn print_report(report: &FsckReport, unreadable: &[UnreadableHistory], archive: bool, json: bool) {
