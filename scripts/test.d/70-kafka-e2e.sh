@@ -149,10 +149,7 @@ for kafka in newest oldest; do
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
   # Three brokers (and a fourth) under kill -9, reassignment and restarts; fsck at the end (tests/e2e/chaos.sh).
-  # Only with KRABKA_E2E_CHAOS=yes for now: a seed that kills a leader mid-delete can make the next leader's
-  # expiration task update a segment our manager already dropped; Kafka retries, but its WARN carries an
-  # io.krabka stack frame and the log check fails the run (to be fixed before it joins the suite).
-  [[ $kafka == newest && $s3 == yes && $rsm == krabka && ${KRABKA_E2E_CHAOS:-no} == yes ]] \
+  [[ $kafka == newest && $s3 == yes && $rsm == krabka ]] \
     && scenarios+=("$kafka chaos tests/e2e/chaos.sh")
   [[ $kafka == oldest && $rsm == krabka ]] && scenarios+=("$kafka encrypted-fs tests/e2e/encrypted.sh filesystem")
 done

@@ -320,6 +320,13 @@ impl RemoteLogMetadataCache {
         Ok(())
     }
 
+    /// Whether the cache holds segment `id`, in any state.
+    pub(crate) fn holds(&self, id: &crate::RemoteLogSegmentId) -> bool {
+        self.segments
+            .get(&id.id)
+            .is_some_and(|segment| segment.topic_id_partition() == &id.topic_id_partition)
+    }
+
     /// The finished segment that serves `offset` in `epoch`.
     pub(crate) fn segment_for(
         &self,

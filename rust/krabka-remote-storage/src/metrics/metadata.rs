@@ -25,6 +25,7 @@ pub struct MetadataMetrics {
     records_read: AtomicU64,
     objects_compacted: AtomicU64,
     histories_erased: AtomicU64,
+    deletes_of_absent_segments: AtomicU64,
 }
 
 impl MetadataMetrics {
@@ -61,6 +62,11 @@ impl MetadataMetrics {
 
     pub(crate) fn history_erased(&self) {
         self.histories_erased.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn delete_of_absent_segment(&self) {
+        self.deletes_of_absent_segments
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn caught_up(&self, records: u64) {
@@ -115,6 +121,13 @@ impl MetadataMetrics {
     #[must_use]
     pub fn histories_erased(&self) -> u64 {
         self.histories_erased.load(Ordering::Relaxed)
+    }
+
+    /// Delete updates of segments the history had already deleted,
+    /// accepted without a record (a delete retried after a leader change).
+    #[must_use]
+    pub fn deletes_of_absent_segments(&self) -> u64 {
+        self.deletes_of_absent_segments.load(Ordering::Relaxed)
     }
 
     /// Every metric with its current value, always in the same order.
@@ -190,6 +203,13 @@ impl MetadataMetrics {
                     "Metadata histories of deleted topics' partitions erased from the store (a plain tier).",
                 ),
                 self.histories_erased() as f64,
+            ),
+            (
+                counter(
+                    "metadata-deletes-of-absent-segments-total",
+                    "DELETE_SEGMENT_STARTED/FINISHED updates of segments the history no longer holds, accepted without a record: a delete retried by a new leader, or finished by an old one, after another broker deleted the segment.",
+                ),
+                self.deletes_of_absent_segments() as f64,
             ),
         ]
     }

@@ -8,8 +8,8 @@ use {
     super::history::{History, Written},
     crate::{cache::RemoteLogMetadataCache, dump::PartitionDump, metrics::MetadataMetrics},
     krabka_kafka::{
-        MetadataEvent, MetadataRecord, MetadataSnapshot, RemoteStorageError, Result,
-        TopicIdPartition,
+        MetadataEvent, MetadataRecord, MetadataSnapshot, RemoteLogSegmentState, RemoteStorageError,
+        Result, TopicIdPartition,
     },
     std::{
         sync::Arc,
@@ -204,20 +204,45 @@ impl PartitionState {
     ///
     /// An event the cache refuses is checked once more after reading the
     /// records other brokers wrote since (an update of a segment another
-    /// leader added is not a miss). When the write loses the race for its
-    /// position, the state is read again and the call fails with
-    /// [`RemoteStorageError::Fenced`]; nothing of the event is kept.
+    /// leader added is not a miss). A `DeleteSegmentStarted` or
+    /// `DeleteSegmentFinished` update of a segment the history no longer
+    /// holds succeeds without a record: another broker finished deleting it
+    /// (a new leader retried a delete a killed leader began, or an old leader
+    /// finished one a new leader had already done), and the storage manager's
+    /// delete of absent objects is a no-op. Kafka's topic-based manager
+    /// accepts such an update too (its consumer thread logs and skips it).
+    /// Every other update of an unknown segment stays
+    /// [`RemoteStorageError::NotFound`]: a copy finished for a segment the
+    /// history does not hold must not look tiered.
+    ///
+    /// When the write loses the race for its position, the state is read
+    /// again and the call fails with [`RemoteStorageError::Fenced`] (unless
+    /// the event is such a delete, now of an absent segment); nothing of the
+    /// event is kept.
     ///
     /// # Errors
     /// The cache's validation errors, [`RemoteStorageError::Fenced`], the
     /// store's errors (the state is then [stale](Self::is_stale)).
     pub(super) fn append(&mut self, event: MetadataEvent) -> Result<()> {
         if let Err(refused) = apply(&mut self.cache, &event) {
-            if self.catch_up()? == 0 {
-                return Err(refused);
+            let refused = if self.catch_up()? == 0 {
+                refused
+            } else {
+                match apply(&mut self.cache, &event) {
+                    Ok(()) => return self.write(event),
+                    Err(refused) => refused,
+                }
+            };
+            if self.already_deleted(&event) {
+                return Ok(());
             }
-            apply(&mut self.cache, &event)?;
+            return Err(refused);
         }
+        self.write(event)
+    }
+
+    /// Writes `event`, which the cache already holds, at the next position.
+    fn write(&mut self, event: MetadataEvent) -> Result<()> {
         // The cache holds the event now: until the write succeeds, the
         // state is not the history's.
         self.stale = true;
@@ -249,12 +274,39 @@ impl PartitionState {
             Written::Lost => {
                 self.settings.metrics.write_fenced();
                 *self = Self::load(self.history.clone(), self.settings.clone())?;
+                if self.already_deleted(&record.event) {
+                    return Ok(());
+                }
                 Err(RemoteStorageError::Fenced {
                     partition: record.partition.to_string(),
                     sequence: record.sequence,
                 })
             }
         }
+    }
+
+    /// Whether `event` is a delete update of a segment the history no
+    /// longer holds (another broker finished deleting it); counted and
+    /// logged when it is.
+    fn already_deleted(&self, event: &MetadataEvent) -> bool {
+        let MetadataEvent::SegmentUpdated(update) = event else {
+            return false;
+        };
+        let deleting = matches!(
+            update.state,
+            RemoteLogSegmentState::DeleteSegmentStarted
+                | RemoteLogSegmentState::DeleteSegmentFinished
+        );
+        if !deleting || self.cache.holds(&update.remote_log_segment_id) {
+            return false;
+        }
+        tracing::debug!(
+            segment = %update.remote_log_segment_id,
+            state = ?update.state,
+            "a delete of a segment the history no longer holds: already deleted, nothing to write"
+        );
+        self.settings.metrics.delete_of_absent_segment();
+        true
     }
 
     /// Writes a snapshot of the current state when `snapshot_every` records

@@ -102,6 +102,17 @@ fn same_answers(manager: &dyn RemoteLogMetadataManager, events: &[MetadataEvent]
                 reference.put_remote_partition_delete_metadata(delete),
             ),
         };
+        // One deliberate difference: a delete of a segment already deleted
+        // is accepted (see `PartitionState::append`).
+        let retried_delete = matches!(
+            event,
+            MetadataEvent::SegmentUpdated(update)
+                if matches!(update.state, DeleteSegmentStarted | DeleteSegmentFinished)
+        ) && matches!(theirs, Err(RemoteStorageError::NotFound { .. }));
+        if retried_delete {
+            assert!(ours.is_ok(), "{event:?}: {ours:?}");
+            continue;
+        }
         assert_eq!(
             ours.as_ref().map_err(RemoteStorageError::class),
             theirs.as_ref().map_err(RemoteStorageError::class),
@@ -397,6 +408,46 @@ fn an_update_of_a_segment_another_broker_added_reads_through() {
         .unwrap();
     assert!(matches!(
         new.update_remote_log_segment_metadata(upd(7, CopySegmentFinished)),
+        Err(RemoteStorageError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn a_delete_retried_after_another_broker_finished_it_succeeds_without_a_record() {
+    let bucket = Bucket::new();
+    let (old, new) = (bucket.broker(), bucket.broker());
+    old.add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    old.update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
+        .unwrap();
+    old.update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted))
+        .unwrap();
+    // `new` took over while the delete ran and finished it.
+    new.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
+    new.update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted))
+        .unwrap();
+    new.update_remote_log_segment_metadata(upd(1, DeleteSegmentFinished))
+        .unwrap();
+    let written = new.applied(&tp(0)).unwrap();
+    // The old leader's delete, still running, ends; so does a retry on
+    // either broker: no error, no record, counted.
+    old.update_remote_log_segment_metadata(upd(1, DeleteSegmentFinished))
+        .unwrap();
+    new.update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted))
+        .unwrap();
+    assert_eq!(old.applied(&tp(0)).unwrap(), written);
+    assert_eq!(new.applied(&tp(0)).unwrap(), written);
+    assert_eq!(old.metrics().deletes_of_absent_segments(), 1);
+    assert_eq!(new.metrics().deletes_of_absent_segments(), 1);
+    assert!(new.list_remote_log_segments(&tp(0)).unwrap().is_empty());
+    // A copy finished for a segment the history does not hold is still a
+    // miss: it must not look tiered.
+    assert!(matches!(
+        old.update_remote_log_segment_metadata(upd(1, CopySegmentFinished)),
+        Err(RemoteStorageError::NotFound { .. })
+    ));
+    assert!(matches!(
+        new.update_remote_log_segment_metadata(upd(9, CopySegmentFinished)),
         Err(RemoteStorageError::NotFound { .. })
     ));
 }
