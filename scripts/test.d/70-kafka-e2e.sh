@@ -156,20 +156,58 @@ done
 [[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-krabka-rlmm, rf2-leader-killed, worm, native-logs (the plugin jar has no S3 backend yet)"
 [[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"
 
-passed=0 failed=0 failed_names=()
+# The selected scenarios, heaviest first (the chaos scenario's four brokers start while the other lane is
+# light), each "kafka name script args".
+selected_scenarios=()
 for s in "${scenarios[@]}"; do
+  read -r kafka name _ <<<"$s"
+  # shellcheck disable=SC2053
+  [[ $kafka-$name == ${KRABKA_E2E_ONLY:-*} ]] || continue
+  if [[ $name == chaos ]]; then selected_scenarios=("$s" ${selected_scenarios[@]+"${selected_scenarios[@]}"})
+  else selected_scenarios+=("$s"); fi
+done
+
+# Scenarios run E2E_LANES at once (default 2): most of a scenario's time is waiting (brokers starting,
+# retention and copy intervals, a consumer catching up), not CPU. Everything they would install on first
+# use is installed here first, once; each scenario has its own directory, servers and free ports (the
+# port ledger of tests/e2e/lib/broker.sh), and its output is printed whole when it ends.
+lanes=${E2E_LANES:-2}
+if (( ${#selected_scenarios[@]} > 0 )); then
+  kafkas=$(for s in "${selected_scenarios[@]}"; do echo "${s%% *}"; done | sort -u | paste -sd' ')
+  (
+    source tests/e2e/lib/e2e.sh
+    KAFKAS=$kafkas e2e_install_shared
+  )
+fi
+mkdir -p build/e2e/runs
+passed=0 failed=0 failed_names=()
+declare -A running=()  # pid -> run name
+declare -A began=()    # run name -> start time
+# reap: waits for one scenario to end, prints its output and counts it.
+reap() {
+  local pid run status=0
+  wait -n -p pid "${!running[@]}" || status=$?
+  run=${running[$pid]}
+  unset "running[$pid]"
+  cat "build/e2e/runs/$run.out"
+  if (( status == 0 )); then
+    passed=$((passed + 1)); echo "70-kafka-e2e: $run passed in $(( $(date +%s) - began[$run] ))s"
+  else
+    failed=$((failed + 1)); failed_names+=("$run")
+    echo "70-kafka-e2e: $run FAILED after $(( $(date +%s) - began[$run] ))s (logs: build/e2e/runs/$run)"
+  fi
+}
+for s in ${selected_scenarios[@]+"${selected_scenarios[@]}"}; do
   read -r kafka name script args <<<"$s"
   run="$kafka-$name"
-  # shellcheck disable=SC2053
-  [[ $run == ${KRABKA_E2E_ONLY:-*} ]] || continue
-  t0=$(date +%s)
+  while (( ${#running[@]} >= lanes )); do reap; done
+  began[$run]=$(date +%s)
+  echo "70-kafka-e2e: $run started"
   # shellcheck disable=SC2086
-  if E2E_KAFKA=$kafka timeout 600 "$script" "$run" $args; then
-    passed=$((passed + 1)); echo "70-kafka-e2e: $run passed in $(( $(date +%s) - t0 ))s"
-  else
-    failed=$((failed + 1)); failed_names+=("$run"); echo "70-kafka-e2e: $run FAILED after $(( $(date +%s) - t0 ))s (logs: build/e2e/runs/$run)"
-  fi
+  E2E_KAFKA=$kafka timeout 600 "$script" "$run" $args >"build/e2e/runs/$run.out" 2>&1 &
+  running[$!]=$run
 done
+while (( ${#running[@]} > 0 )); do reap; done
 echo "70-kafka-e2e: Kafka $(grep -v '^#' tests/e2e/kafka-versions | awk '{print $1}' | paste -sd' '), RSM $rsm, $(( $(date +%s) - started ))s"
 echo "e2e: $passed passed, $failed failed"
 (( failed == 0 )) || { echo "failed scenarios: ${failed_names[*]}"; exit 1; }

@@ -46,11 +46,7 @@ case "$tier" in
 esac
 
 # The independent reader: Python's cryptography, zstandard and boto3 from PyPI in a private venv.
-venv="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/venv-chunked"
-if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import boto3, cryptography, zstandard' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check cryptography==50.0.2 zstandard==0.25.0 boto3==1.44.5
-fi
+venv=$(e2e_chunked_venv)
 # decode_tier EXPECTED...: decodes the whole tier; each EXPECTED is TOPIC=KEY_IDS (comma-separated,
 # sorted), the key ids that must wrap that topic's segments.
 decode_tier() {

@@ -14,12 +14,10 @@ root="$(cd "$here/../.." && pwd)"
 name="$1" tier="$2"
 work="$root/build/e2e/runs/$name-kms"
 rm -rf "$work"; mkdir -p "$work"
-venv="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/venv-moto"
-if [[ ! -x $venv/bin/moto_server ]]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check 'moto[server]==5.2.5'
-fi
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# shellcheck source=tests/e2e/lib/e2e.sh
+source "$here/lib/e2e.sh"
+venv=$(e2e_moto_venv)
+port=$(free_port)
 "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
 moto_pid=$!
 trap 'kill "$moto_pid" 2>/dev/null || true' EXIT

@@ -13,6 +13,9 @@
 # segments and bytes copied, fetches after the read-back, deletes after retention (lib/metrics.py). On
 # Kafka 4.1+ the broker runs KrabkaMonitorableRemoteStorageManager, so they come through the broker's
 # own metrics (KIP-877); on 4.0 through the plugin's own JMX reporter.
+# Metrics=yes also runs the tiering lifecycle at the end (io.krabka.e2e.Lifecycle, KIP-950): a new topic's copies
+# disabled and enabled again, tiering disabled with remote.log.delete.on.disable (no segment left in the tier)
+# and enabled again, every record read back at each step.
 # With tier-read (and restart), while the broker is stopped, `krabka-tier export` and `replay` into a second
 # cluster must yield the committed records the consumers read (tests/e2e/lib/tier-read.sh).
 # With import (TopicBased RLMM, filesystem tier, our RSM, restart), the node then switches to our durable manager:
@@ -126,6 +129,11 @@ if [[ $metrics == yes ]]; then
 fi
 # Deleting a topic deletes its remote segments through the plugin.
 e2e_client delete-topic --bootstrap "$bootstrap" --topics e2e-zstd:zstd --tier "$tier_spec" "${s3[@]}"
+if [[ $metrics == yes ]]; then
+  # KIP-950's switches (copies off and on, tiering off with deletion and on again) on our plugin and
+  # manager, after the metrics checks: the fs-krabka-rlmm scenario, on the oldest and the newest Kafka.
+  e2e_client tiering-lifecycle --bootstrap "$bootstrap" --topics e2e-life:plain --tier "$tier_spec" "${s3[@]}"
+fi
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"
 node_stop "$node"
 node_check_log "$node" "$E2E_PLUGIN_FRAMES"

@@ -54,8 +54,7 @@ esac
 
 e2e_start_seaweedfs
 e2e_start_aws_rules_front
-venv="$E2E_ROOT/build/venv-weed"
-[[ -x $venv/bin/aws ]] || "$venv/bin/pip" install -q 'awscli==1.46.3'
+venv=$(e2e_weed_venv)
 aws=("$venv/bin/aws" --endpoint-url "$E2E_S3_ENDPOINT" --region us-east-1 --output json)
 export E2E_S3_WORM_BUCKET=archive E2E_S3_PREFIX="e2e-$name"
 "${aws[@]}" s3api create-bucket --bucket "$E2E_S3_WORM_BUCKET" --object-lock-enabled-for-bucket >/dev/null

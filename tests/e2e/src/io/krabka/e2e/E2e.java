@@ -30,6 +30,8 @@ import java.util.Map;
  *   delete-topic-archived --tier SPEC  write-once archive: the topic is deleted, its segment files stay
  *   disable-tiering-archived --tier SPEC  write-once archive: tiering is turned off with deletion
  *                                (KIP-950); Kafka drops the remote segments, their files stay
+ *   tiering-lifecycle --tier SPEC  a new topic of that name (kind ignored) tiered, copies disabled and
+ *                                enabled, tiering disabled with deletion and enabled again ({@link Lifecycle})
  *   await-isr --replicas 2,3     until the in-sync replicas are exactly these
  *   tier-count --tier SPEC       prints how many segment files of the topic the tier holds
  *   tier-list --tier SPEC        prints the names of the topic's segment files in the tier ("  segment file: NAME")
@@ -101,6 +103,7 @@ public final class E2e {
             case "metadata-in-tier" -> steps.checkMetadataInTier(tier(opts));
             case "delete-topic-archived" -> steps.deleteTopicArchived(tier(opts));
             case "disable-tiering-archived" -> steps.disableTieringArchived(tier(opts));
+            case "tiering-lifecycle" -> Lifecycle.run(need(opts, "bootstrap"), steps.topic(), tier(opts));
             case "tier-count" -> Steps.say(tier(opts).segments(steps.topic()) + " segment file(s) of " + steps.topic()
                     + " in the tier");
             case "tier-list" -> tier(opts).segmentNames(steps.topic()).stream().sorted()
