@@ -31,7 +31,9 @@
 #           `gradle panicInjectionJar`) surfaces as RemoteStorageException while another topic keeps tiering;
 #           chaos: 3 combined brokers/controllers and a fourth broker, RF 3, under kills -9 (one mid-copy,
 #           one mid-delete), a reassignment, an active-controller restart and a rolling restart; every
-#           acknowledged record read back once; krabka-tier fsck finds 0 orphans (tests/e2e/chaos.sh)
+#           acknowledged record read back once; krabka-tier fsck finds 0 orphans (tests/e2e/chaos.sh);
+#           chaos-worm: the same on a write-once archive (Object Lock bucket, aws-rules front), then
+#           krabka-worm-verify exits 0 over the bucket: every chain unbroken, unforked, in the archive log
 #   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
 #           (Kafka's topic-based manager runs in the oldest's worm scenario)
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
@@ -75,7 +77,7 @@ if [[ $rsm == krabka ]]; then
   fi
   # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
   # restricted to other scenarios does not build it.
-  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection newest-rf2-leader-killed newest-chaos; then
+  if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection newest-rf2-leader-killed newest-chaos newest-chaos-worm; then
     need gradle gradle
     gradle --no-daemon -q panicInjectionJar
   fi
@@ -84,7 +86,7 @@ if [[ $rsm == krabka ]]; then
     need gradle gradle
     gradle --no-daemon -q verifierJar
   fi
-  if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm; then
+  if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm newest-chaos-worm; then
     cargo build --locked -q -p krabka-worm-verify
   fi
   if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm newest-chaos; then
@@ -149,23 +151,30 @@ for kafka in newest oldest; do
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
   # Three brokers (and a fourth) under kill -9, reassignment and restarts; fsck at the end (tests/e2e/chaos.sh).
+  # The same as a write-once archive: krabka-worm-verify exits 0 over the whole bucket with no finding.
   [[ $kafka == newest && $s3 == yes && $rsm == krabka ]] \
-    && scenarios+=("$kafka chaos tests/e2e/chaos.sh")
+    && scenarios+=("$kafka chaos tests/e2e/chaos.sh plain" "$kafka chaos-worm tests/e2e/chaos.sh worm")
   [[ $kafka == oldest && $rsm == krabka ]] && scenarios+=("$kafka encrypted-fs tests/e2e/encrypted.sh filesystem")
 done
 [[ $rsm == krabka && $s3 == no ]] && echo "70-kafka-e2e: SKIPPED s3-krabka-rlmm, rf2-leader-killed, worm, native-logs (the plugin jar has no S3 backend yet)"
 [[ $rsm != krabka ]] && echo "70-kafka-e2e: SKIPPED fs-krabka-rlmm, panic-injection (need our plugin jar)"
 
 # The selected scenarios, heaviest first (the chaos scenario's four brokers start while the other lane is
-# light), each "kafka name script args".
+# light; its archive twin joins halfway), each "kafka name script args".
 selected_scenarios=()
 for s in "${scenarios[@]}"; do
   read -r kafka name _ <<<"$s"
   # shellcheck disable=SC2053
   [[ $kafka-$name == ${KRABKA_E2E_ONLY:-*} ]] || continue
   if [[ $name == chaos ]]; then selected_scenarios=("$s" ${selected_scenarios[@]+"${selected_scenarios[@]}"})
+  elif [[ $name == chaos-worm ]]; then heavy_later=$s
   else selected_scenarios+=("$s"); fi
 done
+# The second chaos run starts once the first lane has done a few light scenarios, not beside the first.
+if [[ -n ${heavy_later:-} ]]; then
+  half=$(( (${#selected_scenarios[@]} + 1) / 2 ))
+  selected_scenarios=("${selected_scenarios[@]:0:half}" "$heavy_later" "${selected_scenarios[@]:half}")
+fi
 
 # Scenarios run E2E_LANES at once (default 2): most of a scenario's time is waiting (brokers starting,
 # retention and copy intervals, a consumer catching up), not CPU. Everything they would install on first
@@ -204,7 +213,9 @@ for s in ${selected_scenarios[@]+"${selected_scenarios[@]}"}; do
   began[$run]=$(date +%s)
   echo "70-kafka-e2e: $run started"
   # shellcheck disable=SC2086
-  E2E_KAFKA=$kafka timeout 600 "$script" "$run" $args >"build/e2e/runs/$run.out" 2>&1 &
+  # A bound per scenario: 10 minutes, 15 for the cluster scenarios (a slow shared machine stretches them).
+  limit=600; [[ $name == chaos* ]] && limit=900
+  E2E_KAFKA=$kafka timeout "$limit" "$script" "$run" $args >"build/e2e/runs/$run.out" 2>&1 &
   running[$!]=$run
 done
 while (( ${#running[@]} > 0 )); do reap; done

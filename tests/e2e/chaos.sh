@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chaos on a cluster: tests/e2e/chaos.sh <name>
+# Chaos on a cluster: tests/e2e/chaos.sh <name> [<tier: plain|worm>]
 #
 # Nodes 1, 2 and 3 are brokers and controllers at once (a quorum of 3 voters, combined, to keep the run to
 # 4 JVMs on 2 cores; Kafka recommends separate controllers in production), node 4 is a broker only. The tier
@@ -21,12 +21,20 @@
 #   - krabka-tier fsck with the cluster's live topics finds 0 orphans, 0 missing objects and no history of a
 #     deleted topic (the dead leader's unfinished copy is gone: Kafka deleted it through the plugin);
 #   - no broker log holds a stack frame of io.krabka or a Rust panic.
+# With tier=worm the bucket is a write-once archive instead (an Object Lock bucket in COMPLIANCE mode behind the
+# aws-rules front, every broker signing with the archive key, one archive log), with our durable manager's
+# history in it: the same kills, reassignment and restarts (the mid-delete kill becomes a random one: the archive
+# refuses deletes, so there is no delete to interrupt), every acknowledged record read back, then every broker
+# killed and krabka-worm-verify must exit 0 over the whole bucket: each partition's chain continues across every
+# leader change, never forks and leaves no offset uncovered, every seal has its leaf in the archive log, and
+# the only notices are what kills leave (objects of an unsealed copy, a leaf claimed twice).
 # The seed and the timeline are in build/e2e/runs/<name>/chaos-timeline.txt.
 # KRABKA_CHAOS_BREAK=drop-segment deletes one tiered log of chaos-plain before the read-back: the scenario must
 # then fail (the check that it can).
 set -euo pipefail
 source "$(dirname "$0")/lib/e2e.sh"
-name="$1"
+name="$1" tier="${2:-plain}"
+[[ $tier == plain || $tier == worm ]] || { echo "tier must be plain or worm, got $tier" >&2; exit 2; }
 seed="${KRABKA_CHAOS_SEED:-$(( $(date +%s) % 32768 ))}"
 
 export E2E_RSM=krabka
@@ -39,6 +47,28 @@ trap e2e_cleanup EXIT
 export E2E_RF=3
 e2e_start_seaweedfs
 export E2E_S3_PREFIX="e2e-$name"
+bucket=$E2E_S3_BUCKET
+fragments=("$E2E_ROOT/tests/e2e/config/broker-test.properties" "$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)")
+if [[ $tier == worm ]]; then
+  e2e_start_aws_rules_front
+  venv=$(e2e_weed_venv)
+  export E2E_S3_WORM_BUCKET=archive
+  bucket=$E2E_S3_WORM_BUCKET
+  aws=("$venv/bin/aws" --endpoint-url "$E2E_S3_ENDPOINT" --region us-east-1 --output json)
+  "${aws[@]}" s3api create-bucket --bucket "$bucket" --object-lock-enabled-for-bucket >/dev/null
+  "${aws[@]}" s3api put-object-lock-configuration --bucket "$bucket" --object-lock-configuration \
+    '{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Mode":"COMPLIANCE","Days":1}}}'
+  # One signing key for every broker (brokers with keys of their own would list each other in worm.trusted.keys).
+  export E2E_WORM_KEY="$E2E_WORK/worm-signing-key.pem" E2E_WORM_KEY_ID=e2e-chaos-archive
+  openssl genpkey -algorithm ed25519 -out "$E2E_WORM_KEY" 2>/dev/null
+  public_key=$(openssl pkey -in "$E2E_WORM_KEY" -pubout -outform DER | tail -c 32 | od -An -tx1 | tr -d ' \n')
+  [[ ${#public_key} == 64 ]] || { echo "could not derive the public key" >&2; exit 1; }
+  verifier_bin="${E2E_VERIFIER_BIN:-$E2E_ROOT/target/debug/krabka-worm-verify}"
+  [[ -x $verifier_bin ]] || { echo "$verifier_bin missing (cargo build -p krabka-worm-verify)" >&2; exit 1; }
+  fragments=("$E2E_ROOT/tests/e2e/config/broker-test.properties"
+             "$E2E_ROOT/tests/e2e/config/rsm-krabka-s3-worm.properties"
+             "$E2E_ROOT/tests/e2e/config/rlmm-krabka-s3-worm.properties")
+fi
 tier_bin="${E2E_TIER_BIN:-$E2E_ROOT/target/debug/krabka-tier}"
 [[ -x $tier_bin ]] || { echo "krabka-tier binary $tier_bin missing (cargo build -p krabka-tier)" >&2; exit 1; }
 timeline="$E2E_WORK/chaos-timeline.txt"
@@ -47,10 +77,9 @@ started=$(date +%s)
 # Logs an event of the timeline (seconds since the start) to the run's log and to the timeline file.
 event() { local line; line="t+$(( $(date +%s) - started ))s $*"; echo "$line" >>"$timeline"; e2e_log "chaos: $line"; }
 event "seed $seed (rerun with KRABKA_CHAOS_SEED=$seed)"
-e2e_log "scenario $name: Kafka $KAFKA_VERSION, 3 combined nodes and broker 4, SeaweedFS, our RSM and RLMM"
+e2e_log "scenario $name: Kafka $KAFKA_VERSION, 3 combined nodes and broker 4, SeaweedFS ($tier tier), our RSM and RLMM"
 
 # The cluster: static voters 1, 2, 3.
-fragments=("$E2E_ROOT/tests/e2e/config/broker-test.properties" "$(e2e_rsm_fragment s3)" "$(e2e_rlmm_fragment krabka s3)")
 nodes=()
 for id in 1 2 3; do
   node_config "$E2E_WORK/node$id" "$id" broker,controller voters "${fragments[@]}"
@@ -169,10 +198,14 @@ kafka_tool org.apache.kafka.tools.reassign.ReassignPartitionsCommand --bootstrap
   --reassignment-json-file "$E2E_WORK/reassign.json" --execute >"$E2E_WORK/reassign.log" 2>&1
 event "reassignment of 6 partitions to replica sets with broker 4 started"
 random_kill
-# Retention on the injection topic, with its deletes held: kill the leader mid-delete.
-chaos set --topic "$stall" --config retention.ms=15000 >/dev/null
-stalled_kill delete "$KRABKA_INJECT_DELETE_STALL_FILE"
-chaos set --topic "$stall" --config retention.ms=-1 >/dev/null
+if [[ $tier == plain ]]; then
+  # Retention on the injection topic, with its deletes held: kill the leader mid-delete.
+  chaos set --topic "$stall" --config retention.ms=15000 >/dev/null
+  stalled_kill delete "$KRABKA_INJECT_DELETE_STALL_FILE"
+  chaos set --topic "$stall" --config retention.ms=-1 >/dev/null
+else
+  random_kill
+fi
 active=$(kafka_tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-server "$bootstrap" describe --status \
   | sed -n 's/^LeaderId:[[:space:]]*//p')
 [[ $active =~ ^[1-3]$ ]] || { echo "no active controller found ($active)" >&2; exit 1; }
@@ -209,7 +242,7 @@ sleep 10
 chaos tiered --topics "$verified"
 
 if [[ ${KRABKA_CHAOS_BREAK:-} == drop-segment ]]; then
-  python3 - "$E2E_S3_ENDPOINT" "$E2E_S3_BUCKET" "$E2E_S3_PREFIX" <<'PY'
+  python3 - "${E2E_S3_DIRECT_ENDPOINT:-$E2E_S3_ENDPOINT}" "$bucket" "$E2E_S3_PREFIX" <<'PY'
 import sys, boto3
 endpoint, bucket, prefix = sys.argv[1:]
 s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
@@ -227,21 +260,63 @@ chaos verify --topic chaos-txn --acked "$E2E_WORK/committed-chaos-txn.txt" --txn
 chaos verify --topic "$stall" --acked "$E2E_WORK/acked-$stall.jsonl" --from-log-start true
 event "every acknowledged record read back"
 
-# Retention and topic deletion, then the tier must hold nothing unaccounted for.
-chaos set --topic chaos-plain --config retention.ms=1000 >/dev/null
-chaos await-remote-gone --topic chaos-plain --timeout 240
-chaos delete-topics --topics "chaos-zstd,$stall" --tier "s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX" \
-  --s3-endpoint "$E2E_S3_ENDPOINT"
-event "retention emptied chaos-plain's tier; chaos-zstd and $stall deleted, nothing of them left in the tier"
-chaos live-topics --out "$E2E_WORK/live-topics.txt" >/dev/null
-fsck=("$tier_bin" fsck --s3-bucket "$E2E_S3_BUCKET" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style
-      --prefix "$E2E_S3_PREFIX" --live-topics "$E2E_WORK/live-topics.txt")
-rc=0; "${fsck[@]}" >"$E2E_WORK/fsck.txt" 2>&1 || rc=$?
-cat "$E2E_WORK/fsck.txt"
-(( rc == 0 )) || { echo "krabka-tier fsck exited $rc" >&2; exit 1; }
-grep -q "^orphans: 0$" "$E2E_WORK/fsck.txt" && grep -q "^missing: 0$" "$E2E_WORK/fsck.txt" \
-  || { echo "krabka-tier fsck found orphans or missing objects" >&2; exit 1; }
-event "krabka-tier fsck: 0 orphans, 0 missing, no history of a deleted topic"
+if [[ $tier == plain ]]; then
+  # Retention and topic deletion, then the tier must hold nothing unaccounted for.
+  chaos set --topic chaos-plain --config retention.ms=1000 >/dev/null
+  chaos await-remote-gone --topic chaos-plain --timeout 240
+  chaos delete-topics --topics "chaos-zstd,$stall" --tier "s3://$E2E_S3_BUCKET/$E2E_S3_PREFIX" \
+    --s3-endpoint "$E2E_S3_ENDPOINT"
+  event "retention emptied chaos-plain's tier; chaos-zstd and $stall deleted, nothing of them left in the tier"
+  chaos live-topics --out "$E2E_WORK/live-topics.txt" >/dev/null
+  fsck=("$tier_bin" fsck --s3-bucket "$E2E_S3_BUCKET" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style
+        --prefix "$E2E_S3_PREFIX" --live-topics "$E2E_WORK/live-topics.txt")
+  rc=0; "${fsck[@]}" >"$E2E_WORK/fsck.txt" 2>&1 || rc=$?
+  cat "$E2E_WORK/fsck.txt"
+  (( rc == 0 )) || { echo "krabka-tier fsck exited $rc" >&2; exit 1; }
+  grep -q "^orphans: 0$" "$E2E_WORK/fsck.txt" && grep -q "^missing: 0$" "$E2E_WORK/fsck.txt" \
+    || { echo "krabka-tier fsck found orphans or missing objects" >&2; exit 1; }
+  event "krabka-tier fsck: 0 orphans, 0 missing, no history of a deleted topic"
+else
+  # Nothing is produced any more and everything is tiered; the brokers publish the archive log's checkpoint
+  # every second (worm.log.checkpoint.interval.ms). Stopping them cleanly one by one would hang on the lost
+  # controller quorum, so after a quiet spell they are killed, which the archive must take as well.
+  sleep 5
+  for node in "${nodes[@]}"; do node_kill "$node"; done
+  event "every broker killed after 5 quiet seconds"
+  rc=0
+  "$verifier_bin" --s3-bucket "$bucket" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style --prefix "$E2E_S3_PREFIX" \
+    --key-id "$E2E_WORM_KEY_ID" --public-key "$public_key" --json >"$E2E_WORK/verify.json" 2>"$E2E_WORK/verify.err" || rc=$?
+  (( rc == 0 )) || { echo "krabka-worm-verify exited $rc:" >&2; head -c 4000 "$E2E_WORK/verify.json" >&2; cat "$E2E_WORK/verify.err" >&2; exit 1; }
+  summary=$(python3 - "$E2E_WORK/verify.json" "$stall" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["outcome"] == "verified", report["outcome"]
+partitions = report["report"]["partitions"]
+findings = report["report"]["findings"] + [f for p in partitions for f in p["findings"]]
+# Notices only: objects a killed leader wrote before it sealed (the archive cannot delete them), and a seal
+# whose leaf a killed broker claimed again after a restart. Anything else fails.
+notices = {"orphan", "leaf_duplicate"}
+unexpected = [f for f in findings if f["kind"] not in notices]
+assert not unexpected, f"findings: {unexpected[:5]}"
+counts = {kind: sum(1 for f in findings if f["kind"] == kind) for kind in sorted(notices)}
+chains = {(p["topic"], p["partition"]): p for p in partitions}
+expected = [(t, n) for t in ("chaos-plain", "chaos-zstd", "chaos-txn") for n in range(10)] + [(sys.argv[2], 0)]
+missing = [f"{t}-{n}" for t, n in expected if not (chains.get((t, n)) or {}).get("tip")]
+assert not missing, f"no signed chain for {missing}"
+forks = [f"{p['topic']}-{p['partition']}" for p in partitions if any(e.get("detour_of") for e in p["epochs"])]
+assert not forks, f"chains with detours (forks): {forks}"
+gaps = {f"{p['topic']}-{p['partition']}": p["gaps"] for p in partitions if p["gaps"]}
+assert not gaps, f"offsets no manifest covers: {gaps}"
+manifests = sum(p["manifests"] for p in partitions)
+log = report["report"]["log"]
+assert log is not None and log["newest"] is not None, "no archive log checkpoint"
+assert log["pending"] == 0 and log["leaves"] >= manifests, log
+print(f"{len(partitions)} partition chains unbroken and unforked, {manifests} manifests; archive log of {log['leaves']} leaves, "
+      f"every seal in it; notices: {counts}")
+PY
+  )
+  event "krabka-worm-verify: exit 0, $summary"
+fi
 
 for node in "${nodes[@]}"; do
   node_check_log "$node" "$E2E_PLUGIN_FRAMES"
@@ -251,7 +326,7 @@ for node in "${nodes[@]}"; do
 done
 # The checks are done; a controlled shutdown of four nodes would only cost time (the rolling restart above
 # shut each down cleanly once).
-for node in "${nodes[@]}"; do node_kill "$node"; done
+[[ $tier == worm ]] || for node in "${nodes[@]}"; do node_kill "$node"; done
 E2E_NODES=()
 event "passed"
 e2e_log "scenario $name passed (timeline: $timeline)"

@@ -42,6 +42,11 @@
 //! - Each target has a token bucket ([`RATE_LIMIT`]); a record over it is
 //!   counted, not rendered, and the next batch carries a WARN with the count
 //!   under the target's logger.
+//! - A WARN or ERROR is forwarded once a call site and
+//!   [`repeats::REPEAT_WINDOW`]: its repeats in the window are counted, and
+//!   the drain after the window reports the count with the first one's text
+//!   ([`repeats`]). A failure retried for as long as an outage lasts is one
+//!   line a minute, not one a retry.
 //! - A message is cut at [`MAX_MESSAGE_BYTES`].
 //!
 //! # Secrets
@@ -58,11 +63,13 @@
 pub mod layer;
 pub mod queue;
 pub mod render;
+pub mod repeats;
 pub mod targets;
 
 use {
     krabka_remote_storage::{RemoteLogSegmentMetadata, kafka_uuid},
     queue::{Batch, LogQueue, Record},
+    repeats::{Admission, CallSite, Repeats},
     std::{
         sync::{Arc, OnceLock},
         time::{Duration, Instant},
@@ -93,6 +100,7 @@ pub const OWN_TARGET: &str = "krabka_jni::logging";
 pub struct NativeLog {
     targets: Targets,
     queue: LogQueue,
+    repeats: Repeats,
 }
 
 /// Counters of a [`NativeLog`], since it was made.
@@ -107,14 +115,67 @@ pub struct LogStats {
 }
 
 impl NativeLog {
+    /// As [`NativeLog::new`], with windows of `window` for repeated WARNs
+    /// and ERRORs ([`repeats`]).
+    #[must_use]
+    pub fn with_repeat_window(capacity: usize, limit: RateLimit, window: Duration) -> Self {
+        Self {
+            targets: Targets::new(LogLevel::Info, limit),
+            queue: LogQueue::new(capacity),
+            repeats: Repeats::new(window),
+        }
+    }
+
+    /// As [`Self::submit`], for a record written at `site`: a WARN or ERROR
+    /// whose call site logged less than a window ago is counted instead
+    /// ([`repeats`]).
+    pub fn submit_at(
+        &self,
+        site: CallSite,
+        target: &str,
+        level: LogLevel,
+        render: impl FnOnce(&mut String),
+    ) {
+        if !matches!(level, LogLevel::Warn | LogLevel::Error) {
+            self.submit(target, level, render);
+            return;
+        }
+        let entry = self.targets.get(target);
+        if level > entry.level() {
+            return;
+        }
+        let before = match self
+            .repeats
+            .admit(site, entry.name_arc(), level, Instant::now())
+        {
+            Admission::Suppress => return,
+            Admission::Forward(before) => before,
+        };
+        let window = self.repeats.window();
+        let mut text = String::new();
+        self.submit(target, level, |out| {
+            render(out);
+            if before > 0 {
+                use std::fmt::Write;
+                let _ = write!(
+                    out,
+                    " ({before} more like this in the {window:?} before were not logged)"
+                );
+            }
+            text.clone_from(out);
+        });
+        if !text.is_empty() {
+            self.repeats.forwarded(site, &text);
+        }
+    }
+}
+
+impl NativeLog {
     /// A bridge with a queue of `capacity` records and `limit` per target;
     /// every target starts at INFO until Java says otherwise.
     #[must_use]
     pub fn new(capacity: usize, limit: RateLimit) -> Self {
-        Self {
-            targets: Targets::new(LogLevel::Info, limit),
-            queue: LogQueue::new(capacity),
-        }
+        Self::with_repeat_window(capacity, limit, repeats::REPEAT_WINDOW)
     }
 
     /// Whether a record of `level` for `target` would be forwarded (before
@@ -174,6 +235,7 @@ impl NativeLog {
                 ),
             });
         }
+        records.extend(self.repeats.take_ended(Instant::now()));
         for (target, suppressed) in self.targets.take_suppressed() {
             records.push(Record {
                 level: LogLevel::Warn,

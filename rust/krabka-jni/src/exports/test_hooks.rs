@@ -180,7 +180,9 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testLogSecrets
 
 /// `void testLogFlood(int count)`: `count` WARN events under a target of
 /// their own (`krabka_jni::exports::test_hooks::flood`), to trip its rate
-/// limit without starving the other tests' target.
+/// limit without starving the other tests' target. Each has its own message
+/// (`flood N`), so that none is a repeat of another
+/// ([`crate::logging::repeats`]).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testLogFlood<'local>(
     mut env: EnvUnowned<'local>,
@@ -189,7 +191,7 @@ pub extern "system" fn Java_io_krabka_remote_storage_NativeBridge_testLogFlood<'
 ) {
     boundary::call(&mut env, |_| -> Result<(), BridgeError> {
         for n in 0..count {
-            tracing::warn!(target: "krabka_jni::exports::test_hooks::flood", n, "flood");
+            tracing::warn!(target: "krabka_jni::exports::test_hooks::flood", "flood {n}");
         }
         Ok(())
     });

@@ -1,7 +1,12 @@
 //! The two doors into the bridge: a `tracing` layer and a `log` logger.
 
 use {
-    super::{NativeLog, global, render::FieldWriter, targets::LogLevel},
+    super::{
+        NativeLog, global,
+        render::{FieldWriter, MessageWriter},
+        repeats::CallSite,
+        targets::LogLevel,
+    },
     std::{fmt::Write, sync::Arc},
     tracing::{
         Event, Metadata, Subscriber,
@@ -91,7 +96,7 @@ where
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         let metadata = event.metadata();
         let level = LogLevel::of_tracing(*metadata.level());
-        self.log.submit(metadata.target(), level, |out| {
+        let render_scope = |out: &mut String| {
             if let Some(scope) = ctx.event_scope(event) {
                 for span in scope.from_root() {
                     let extensions = span.extensions();
@@ -104,11 +109,29 @@ where
                     out.push(' ');
                 }
             }
+        };
+        let render = |out: &mut String| {
+            render_scope(out);
             let mut fields = FieldWriter::default();
             event.record(&mut fields);
             out.push_str(&fields.message);
             out.push_str(&fields.fields);
-        });
+        };
+        if !matches!(level, LogLevel::Warn | LogLevel::Error) {
+            self.log.submit(metadata.target(), level, render);
+            return;
+        }
+        // A WARN or ERROR: its message (without its fields) decides its kind.
+        let mut message = MessageWriter::default();
+        event.record(&mut message);
+        let site = CallSite::new(
+            metadata.target(),
+            metadata.module_path(),
+            metadata.file(),
+            metadata.line(),
+            Some(&message.0),
+        );
+        self.log.submit_at(site, metadata.target(), level, render);
     }
 }
 
@@ -134,7 +157,19 @@ impl log::Log for LogBridge {
 
 /// Renders and queues a `log` record into `log`.
 pub fn submit_log_record(log: &NativeLog, record: &log::Record<'_>) {
-    log.submit(record.target(), LogLevel::of_log(record.level()), |out| {
-        let _ = write!(out, "{}", record.args());
-    });
+    let site = CallSite::new(
+        record.target(),
+        record.module_path(),
+        record.file(),
+        record.line(),
+        None,
+    );
+    log.submit_at(
+        site,
+        record.target(),
+        LogLevel::of_log(record.level()),
+        |out| {
+            let _ = write!(out, "{}", record.args());
+        },
+    );
 }

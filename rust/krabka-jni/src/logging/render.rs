@@ -69,6 +69,25 @@ impl Visit for FieldWriter {
     }
 }
 
+/// Collects only an event's `message` field (what makes a WARN's kind),
+/// leaving its other fields unformatted.
+#[derive(Debug, Default)]
+pub struct MessageWriter(pub String);
+
+impl Visit for MessageWriter {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.push_str(value);
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            let _ = write!(self.0, "{value:?}");
+        }
+    }
+}
+
 /// The final form of a rendered message: scrubbed of credentials, cut at
 /// `max` bytes.
 #[must_use]

@@ -435,3 +435,87 @@ fn level_codes_round_trip_and_unknown_codes_are_refused() {
     assert_eq!(LogLevel::from_code(6), None);
     assert!(LogLevel::Trace > LogLevel::Debug && LogLevel::Error > LogLevel::Off);
 }
+
+#[test]
+fn a_warning_repeated_at_one_call_site_is_logged_once_a_window_and_counted() {
+    let window = Duration::from_millis(300);
+    let log = Arc::new(NativeLog::with_repeat_window(1000, NO_LIMIT, window));
+    let rendered = AtomicUsize::new(0);
+    let warn = |attempt: u32| {
+        tracing::warn!(target: TARGET, attempt, value = %Counting(&rendered), "store down");
+    };
+    with_layer(&log, || {
+        for attempt in 0..5 {
+            warn(attempt);
+        }
+        tracing::warn!(target: TARGET, "another kind");
+        // One call site, another message: another kind.
+        for message in ["given", "given", "also given"] {
+            tracing::warn!(target: TARGET, "{message}");
+        }
+        for _ in 0..3 {
+            tracing::info!(target: TARGET, "progress");
+        }
+    });
+    assert_eq!(
+        rendered.load(Ordering::SeqCst),
+        1,
+        "repeats are not rendered"
+    );
+    let messages: Vec<_> = drain_all(&log).into_iter().map(|r| r.message).collect();
+    assert_eq!(
+        messages,
+        [
+            "store down attempt=0 value=counted",
+            "another kind",
+            "given",
+            "also given",
+            "progress",
+            "progress",
+            "progress"
+        ]
+    );
+    std::thread::sleep(window + Duration::from_millis(50));
+    let reports = drain_all(&log);
+    assert_eq!(reports.len(), 2, "{reports:?}");
+    assert_eq!(reports[0].level, LogLevel::Warn);
+    assert_eq!(&*reports[0].target, TARGET);
+    let mut texts: Vec<_> = reports.iter().map(|r| r.message.as_str()).collect();
+    texts.sort_unstable();
+    assert_eq!(
+        texts,
+        [
+            "1 more like this in the 300ms after it were not logged (one a kind and 300ms): given",
+            "4 more like this in the 300ms after it were not logged (one a kind and 300ms): \
+             store down attempt=0 value=counted"
+        ]
+    );
+    // The window ended: the next one is logged again.
+    with_layer(&log, || warn(5));
+    let again = drain_all(&log);
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].message, "store down attempt=5 value=counted");
+}
+
+#[test]
+fn repeats_no_drain_reported_ride_on_the_next_record_of_their_call_site() {
+    let window = Duration::from_millis(200);
+    let log = NativeLog::with_repeat_window(1000, NO_LIMIT, window);
+    let site = CallSite::new("t", Some("m"), Some("f.rs"), Some(7), None);
+    let other = CallSite::new("t", Some("m"), Some("f.rs"), Some(8), None);
+    for text in ["first", "second", "third"] {
+        log.submit_at(site, "t", LogLevel::Error, |out| out.push_str(text));
+    }
+    log.submit_at(other, "t", LogLevel::Error, |out| out.push_str("elsewhere"));
+    std::thread::sleep(window + Duration::from_millis(50));
+    log.submit_at(site, "t", LogLevel::Error, |out| out.push_str("fourth"));
+    let messages: Vec<_> = drain_all(&log).into_iter().map(|r| r.message).collect();
+    assert_eq!(
+        messages,
+        [
+            "first",
+            "elsewhere",
+            "fourth (2 more like this in the 200ms before were not logged)"
+        ]
+    );
+}

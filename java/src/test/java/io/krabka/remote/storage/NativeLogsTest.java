@@ -138,6 +138,24 @@ public class NativeLogsTest {
     }
 
     @Test
+    public void aWarningRetriedManyTimesIsLoggedOnce() throws Exception {
+        // Five WARNs of one kind (one call site, one message; only their attempt field differs),
+        // as a retry loop writes them during an outage.
+        NativeBridge.testLog(2, "retried failure", 5);
+        NativeBridge.testLog(2, "after the retries", 1);
+        await(r -> r.getMessage().contains("after the retries"));
+        int copies = 0;
+        synchronized (RECORDS) {
+            for (LogRecord record : RECORDS) {
+                if (record.getMessage().contains("retried failure")) {
+                    copies++;
+                }
+            }
+        }
+        assertEquals("records of the retried failure", 1, copies);
+    }
+
+    @Test
     public void secretsNeverReachTheLog() throws Exception {
         String secret = "s3cr3t-" + System.nanoTime();
         NativeBridge.testLogSecrets(secret);
