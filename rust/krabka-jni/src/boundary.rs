@@ -10,6 +10,9 @@
 //! - `Err(error)` throws the exception [`ExceptionKind`] names for it;
 //! - a panic throws `RemoteStorageException("native panic: <message>")`,
 //!   reading both `&str` and `String` payloads;
+//! - a retryable error (the store unreachable, throttled, timed out) is
+//!   thrown without a stack trace: it is a condition of the store, Kafka
+//!   logs it at every retry, and its message says all there is;
 //! - a Java exception already pending (a JNI call failed, say with an
 //!   `OutOfMemoryError`) is kept if it is a `RemoteStorageException` and
 //!   otherwise becomes the cause of a new `RemoteStorageException`.
@@ -181,6 +184,20 @@ fn throw(env: &mut Env<'_>, kind: ExceptionKind, message: &str) -> jni::errors::
         jni_sig!("(Ljava/lang/String;Ljava/lang/Throwable;)V"),
         &[JValue::Object(&text), JValue::Object(cause)],
     )?;
+    if kind == ExceptionKind::Retriable {
+        // A condition of the store (unreachable, throttled, timed out), not
+        // a fault of this code: the message names the operation, segment and
+        // cause, and the frames of the adapter that called in would add only
+        // noise to the error Kafka logs on every retry of a read or copy.
+        let frames = env.find_class(jni_str!("java/lang/StackTraceElement"))?;
+        let none = env.new_object_array(0, &frames, JObject::null())?;
+        env.call_method(
+            &exception,
+            jni_str!("setStackTrace"),
+            jni_sig!("([Ljava/lang/StackTraceElement;)V"),
+            &[JValue::Object(&none)],
+        )?;
+    }
     let exception = JThrowable::cast_local(env, exception)?;
     // `throw` reports success as Err(JavaException): the exception is pending.
     let _ = env.throw(exception);

@@ -42,11 +42,12 @@
 //! - Each target has a token bucket ([`RATE_LIMIT`]); a record over it is
 //!   counted, not rendered, and the next batch carries a WARN with the count
 //!   under the target's logger.
-//! - A WARN or ERROR is forwarded once a call site and
-//!   [`repeats::REPEAT_WINDOW`]: its repeats in the window are counted, and
-//!   the drain after the window reports the count with the first one's text
-//!   ([`repeats`]). A failure retried for as long as an outage lasts is one
-//!   line a minute, not one a retry.
+//! - A WARN or ERROR is forwarded once a kind (call site and message) and
+//!   [`repeats::REPEAT_WINDOW`], and so is each call site of a client's
+//!   retry loop ([`repeats::RETRY_TARGETS`]): repeats in the window are
+//!   counted, and the drain after the window reports the count with the
+//!   first one's text ([`repeats`]). A failure retried for as long as an
+//!   outage lasts is one line a minute, not one a retry.
 //! - A message is cut at [`MAX_MESSAGE_BYTES`].
 //!
 //! # Secrets
@@ -126,9 +127,10 @@ impl NativeLog {
         }
     }
 
-    /// As [`Self::submit`], for a record written at `site`: a WARN or ERROR
-    /// whose call site logged less than a window ago is counted instead
-    /// ([`repeats`]).
+    /// As [`Self::submit`], for a record of kind `site`: one whose kind was
+    /// forwarded less than a window ago is counted instead ([`repeats`]).
+    /// The doors send WARNs, ERRORs and retry chatter here
+    /// ([`repeats::applies`]).
     pub fn submit_at(
         &self,
         site: CallSite,
@@ -136,12 +138,8 @@ impl NativeLog {
         level: LogLevel,
         render: impl FnOnce(&mut String),
     ) {
-        if !matches!(level, LogLevel::Warn | LogLevel::Error) {
-            self.submit(target, level, render);
-            return;
-        }
         let entry = self.targets.get(target);
-        if level > entry.level() {
+        if level == LogLevel::Off || level > entry.level() {
             return;
         }
         let before = match self

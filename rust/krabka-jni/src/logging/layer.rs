@@ -4,7 +4,7 @@ use {
     super::{
         NativeLog, global,
         render::{FieldWriter, MessageWriter},
-        repeats::CallSite,
+        repeats::{self, CallSite},
         targets::LogLevel,
     },
     std::{fmt::Write, sync::Arc},
@@ -117,13 +117,16 @@ where
             out.push_str(&fields.message);
             out.push_str(&fields.fields);
         };
-        if !matches!(level, LogLevel::Warn | LogLevel::Error) {
+        if !repeats::applies(metadata.target(), level) {
             self.log.submit(metadata.target(), level, render);
             return;
         }
-        // A WARN or ERROR: its message (without its fields) decides its kind.
+        // Its message (without its fields) is part of its kind, except in
+        // retry chatter, whose messages carry the attempt's numbers.
         let mut message = MessageWriter::default();
-        event.record(&mut message);
+        if !repeats::is_retry_target(metadata.target()) {
+            event.record(&mut message);
+        }
         let site = CallSite::new(
             metadata.target(),
             metadata.module_path(),
@@ -157,6 +160,15 @@ impl log::Log for LogBridge {
 
 /// Renders and queues a `log` record into `log`.
 pub fn submit_log_record(log: &NativeLog, record: &log::Record<'_>) {
+    let level = LogLevel::of_log(record.level());
+    let render = |out: &mut String| {
+        let _ = write!(out, "{}", record.args());
+    };
+    if !repeats::applies(record.target(), level) {
+        log.submit(record.target(), level, render);
+        return;
+    }
+    // No message apart from its arguments: the call site is the kind.
     let site = CallSite::new(
         record.target(),
         record.module_path(),
@@ -164,12 +176,5 @@ pub fn submit_log_record(log: &NativeLog, record: &log::Record<'_>) {
         record.line(),
         None,
     );
-    log.submit_at(
-        site,
-        record.target(),
-        LogLevel::of_log(record.level()),
-        |out| {
-            let _ = write!(out, "{}", record.args());
-        },
-    );
+    log.submit_at(site, record.target(), level, render);
 }

@@ -1,14 +1,17 @@
-//! One WARN or ERROR per kind (call site and message) and window.
+//! One record per kind (call site and message) and window, for WARNs,
+//! ERRORs and retry chatter.
 //!
 //! A failure that repeats (an object store down for half a minute, retried
 //! every few hundred milliseconds by every copy and read) would otherwise
-//! write the same WARN hundreds of times into the broker's log. A WARN or
-//! ERROR from a call site is forwarded, then further records of the same
-//! call site are counted, not rendered, until [`REPEAT_WINDOW`] has passed
-//! since the one forwarded; when the window ends, the next drain reports
-//! how many there were, with the first one's text, and the next record of
-//! that call site is forwarded again. A failure kind is therefore logged
-//! once a window, however often it is retried.
+//! write the same WARN hundreds of times into the broker's log. A record of
+//! a kind is forwarded, then further records of the same kind are counted,
+//! not rendered, until [`REPEAT_WINDOW`] has passed since the one forwarded;
+//! when the window ends, the next drain reports how many there were, with
+//! the first one's text, and the next record of that kind is forwarded
+//! again. A failure kind is therefore logged once a window, however often
+//! it is retried. Which records go through here is the caller's choice
+//! ([`super::NativeLog::submit_at`]): WARNs and ERRORs, and every record of
+//! [`RETRY_TARGETS`].
 
 use {
     super::{queue::Record, targets::LogLevel},
@@ -23,6 +26,24 @@ use {
 /// How long the repeats of a forwarded WARN or ERROR are counted instead
 /// of forwarded.
 pub const REPEAT_WINDOW: Duration = Duration::from_secs(60);
+
+/// Targets that log each retry of a request (object_store's retry loop
+/// writes an INFO line per attempt, its numbers in the message): their
+/// records are one kind a call site, at every level.
+pub const RETRY_TARGETS: &[&str] = &["object_store::client::retry"];
+
+/// Whether records of `level` for `target` are counted by kind: WARN and
+/// ERROR, and everything of the [`RETRY_TARGETS`].
+#[must_use]
+pub fn applies(target: &str, level: LogLevel) -> bool {
+    matches!(level, LogLevel::Warn | LogLevel::Error) || is_retry_target(target)
+}
+
+/// Whether `target` is one of the [`RETRY_TARGETS`].
+#[must_use]
+pub fn is_retry_target(target: &str) -> bool {
+    RETRY_TARGETS.contains(&target)
+}
 
 /// Call sites tracked at most; a call site beyond them is never suppressed.
 pub const MAX_SITES: usize = 4096;
@@ -98,9 +119,9 @@ impl Repeats {
         self.window
     }
 
-    /// Whether a record of `level` from `site` for `target` is forwarded at
-    /// `now`; records below WARN always are. A forwarded WARN or ERROR opens
-    /// its call site's window: pass its text to [`Self::forwarded`].
+    /// Whether a record of `level` and kind `site` for `target` is forwarded
+    /// at `now`. A forwarded record opens its kind's window: pass its text to
+    /// [`Self::forwarded`].
     pub fn admit(
         &self,
         site: CallSite,
@@ -108,9 +129,6 @@ impl Repeats {
         level: LogLevel,
         now: Instant,
     ) -> Admission {
-        if !matches!(level, LogLevel::Warn | LogLevel::Error) {
-            return Admission::Forward(0);
-        }
         let mut sites = self.sites.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(open) = sites.get_mut(&site) {
             if now.duration_since(open.opened) < self.window {

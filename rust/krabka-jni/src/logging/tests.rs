@@ -519,3 +519,32 @@ fn repeats_no_drain_reported_ride_on_the_next_record_of_their_call_site() {
         ]
     );
 }
+
+#[test]
+fn a_clients_retry_lines_are_one_kind_a_call_site_whatever_their_numbers() {
+    let window = Duration::from_millis(200);
+    let log = Arc::new(NativeLog::with_repeat_window(1000, NO_LIMIT, window));
+    with_layer(&log, || {
+        for retry in 1..=5 {
+            tracing::info!(
+                target: "object_store::client::retry",
+                "Encountered transport error, backing off, retry {retry} of 10"
+            );
+        }
+    });
+    let messages: Vec<_> = drain_all(&log).into_iter().map(|r| r.message).collect();
+    assert_eq!(
+        messages,
+        ["Encountered transport error, backing off, retry 1 of 10"]
+    );
+    std::thread::sleep(window + Duration::from_millis(50));
+    let reports = drain_all(&log);
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].level, LogLevel::Info);
+    assert_eq!(&*reports[0].target, "object_store::client::retry");
+    assert!(
+        reports[0].message.starts_with("4 more like this"),
+        "{}",
+        reports[0].message
+    );
+}

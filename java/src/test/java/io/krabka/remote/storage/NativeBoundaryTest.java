@@ -66,6 +66,9 @@ public class NativeBoundaryTest {
             assertTrue("Kafka " + kafka + " predates 4.2", kafka.startsWith("4.0") || kafka.startsWith("4.1"));
             assertEquals(RemoteStorageException.class, transient_.getClass());
         }
+        // A condition of the store carries no frames (Kafka logs it at every retry); a fault does.
+        assertEquals(0, transient_.getStackTrace().length);
+        assertTrue(corrupt.getStackTrace().length > 0);
     }
 
     @Test
