@@ -33,7 +33,9 @@
 #           one mid-delete), a reassignment, an active-controller restart and a rolling restart; every
 #           acknowledged record read back once; krabka-tier fsck finds 0 orphans (tests/e2e/chaos.sh);
 #           chaos-worm: the same on a write-once archive (Object Lock bucket, aws-rules front), then
-#           krabka-worm-verify exits 0 over the bucket: every chain unbroken, unforked, in the archive log
+#           krabka-worm-verify exits 0 over the bucket: every chain unbroken, unforked, in the archive log;
+#           store-outage: SeaweedFS stopped for 30 s under a broker: local data served, copies and remote
+#           reads held and resumed, nothing lost, one log line a failure kind (tests/e2e/store-outage.sh)
 #   oldest: rf2: two brokers with RF 2 on the filesystem with our durable RLMM, the leader stopped
 #           (Kafka's topic-based manager runs in the oldest's worm scenario)
 # E2E_RSM=kafka-local runs the harness with Apache Kafka's own LocalTieredStorage instead of our jar
