@@ -70,9 +70,19 @@ public class KrabkaRemoteStorageManagerTest {
         return rsm;
     }
 
+    /**
+     * The regular files under {@code dir}. A file or directory that vanishes while the walk reads it
+     * (an abandoned copy deleting its files meanwhile) makes the walk start again.
+     */
     private static long filesUnder(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).count();
+        while (true) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                return files.filter(Files::isRegularFile).count();
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
+                    throw e;
+                }
+            }
         }
     }
 
