@@ -116,6 +116,13 @@ pub struct LogStats {
 }
 
 impl NativeLog {
+    /// A bridge with a queue of `capacity` records and `limit` per target;
+    /// every target starts at INFO until Java says otherwise.
+    #[must_use]
+    pub fn new(capacity: usize, limit: RateLimit) -> Self {
+        Self::with_repeat_window(capacity, limit, repeats::REPEAT_WINDOW)
+    }
+
     /// As [`NativeLog::new`], with windows of `window` for repeated WARNs
     /// and ERRORs ([`repeats`]).
     #[must_use]
@@ -163,17 +170,10 @@ impl NativeLog {
             text.clone_from(out);
         });
         if !text.is_empty() {
-            self.repeats.forwarded(site, &text);
+            // Kept for the report of its repeats, which bypasses `submit`:
+            // scrubbed here like the record itself.
+            self.repeats.forwarded(site, &render::scrub(&text));
         }
-    }
-}
-
-impl NativeLog {
-    /// A bridge with a queue of `capacity` records and `limit` per target;
-    /// every target starts at INFO until Java says otherwise.
-    #[must_use]
-    pub fn new(capacity: usize, limit: RateLimit) -> Self {
-        Self::with_repeat_window(capacity, limit, repeats::REPEAT_WINDOW)
     }
 
     /// Whether a record of `level` for `target` would be forwarded (before

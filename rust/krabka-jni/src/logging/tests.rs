@@ -548,3 +548,28 @@ fn a_clients_retry_lines_are_one_kind_a_call_site_whatever_their_numbers() {
         reports[0].message
     );
 }
+
+#[test]
+fn the_report_of_repeats_is_scrubbed_like_the_record_it_quotes() {
+    let window = Duration::from_millis(200);
+    let log = NativeLog::with_repeat_window(1000, NO_LIMIT, window);
+    let site = CallSite::new("t", Some("m"), Some("f.rs"), Some(9), None);
+    for _ in 0..2 {
+        log.submit_at(site, "t", LogLevel::Warn, |out| {
+            out.push_str("denied: Authorization: AWS4-HMAC-SHA256 Signature=abc123");
+        });
+    }
+    std::thread::sleep(window + Duration::from_millis(50));
+    let records = drain_all(&log);
+    assert_eq!(records.len(), 2, "{records:?}");
+    for record in &records {
+        assert!(!record.message.contains("abc123"), "{}", record.message);
+    }
+    assert!(
+        records
+            .iter()
+            .any(|r| r.message.starts_with("1 more like this")
+                && r.message.ends_with("denied: Authorization: <redacted>")),
+        "{records:?}"
+    );
+}
