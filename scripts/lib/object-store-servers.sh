@@ -63,34 +63,9 @@ install_azurite() {
 
 # Free loopback TCP ports: `free_port` prints one; `free_port N` one whose port+N is free too (SeaweedFS
 # gRPC = port+10000); `free_port N COUNT` prints COUNT such ports on one line, all of them and their +N
-# counterparts distinct (chosen independently, one server's gRPC port could be another's HTTP port).
-free_port() {
-  "$VENV/bin/python" - "${1:-0}" "${2:-1}" <<'EOF'
-import random, socket, sys
-offset, count = int(sys.argv[1]), int(sys.argv[2])
-def free(port):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
-taken, chosen = set(), []
-for _ in range(5000):
-    if len(chosen) == count:
-        break
-    # Below the kernel's ephemeral range (32768 on): no outgoing connection takes it before the server binds.
-    port = random.randint(10000, 32767 - offset)
-    wanted = {port, port + offset}
-    if wanted & taken or not all(free(p) for p in wanted):
-        continue
-    taken |= wanted
-    chosen.append(port)
-if len(chosen) < count:
-    sys.exit("no free port")
-print(" ".join(map(str, chosen)))
-EOF
-}
+# counterparts distinct. The ledger of scripts/lib/free_port.py keeps them from any port the broker
+# scenarios, running at the same time, take.
+free_port() { "$VENV/bin/python" scripts/lib/free_port.py "$@"; }
 
 wait_http() { # URL NAME
   local url=$1 name=$2

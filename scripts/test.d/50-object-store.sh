@@ -27,4 +27,4 @@ tests=(--test object_store_s3 --test object_store_gcs --test object_store_azure 
 if [[ -f rust/krabka-remote-storage/tests/object_store_conformance.rs ]]; then
   tests+=(--test object_store_conformance)
 fi
-cargo test -p krabka-remote-storage --locked "${tests[@]}"
+cargo test --workspace --locked "${tests[@]}"

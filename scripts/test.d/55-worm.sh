@@ -48,9 +48,9 @@ curl -sf -o /dev/null -X POST "$KRABKA_GCS_ENDPOINT/storage/v1/b/worm/lockRetent
 export KRABKA_GCS_WORM_BUCKET=worm
 
 echo "--- Rust WORM tests against the servers"
-cargo test -p krabka-remote-storage --locked --test worm_servers -- --nocapture "$@"
-cargo test -p krabka-remote-storage --locked --test worm_tamper_servers -- "$@"
-cargo test -p krabka-remote-storage --locked --test worm_gcs -- --nocapture "$@"
-cargo test -p krabka-worm-verify --locked --test cli_servers -- "$@"
+cargo test --workspace --locked --test worm_servers -- --nocapture "$@"
+cargo test --workspace --locked --test worm_tamper_servers -- "$@"
+cargo test --workspace --locked --test worm_gcs -- --nocapture "$@"
+cargo test --workspace --locked --test cli_servers -- "$@"
 echo "--- the archive log with litewitness, Go's note and tlog, and SeaweedFS"
-cargo test -p krabka-worm-verify --locked --test witness_servers -- "$@"
+cargo test --workspace --locked --test witness_servers -- "$@"

@@ -24,6 +24,6 @@ chmod +x "$validator"
 artefacts=$PWD/build/test-artefacts/report
 mkdir -p "$artefacts"
 KRABKA_CHROMIUM=$(command -v chromium) KRABKA_HTML_VALIDATOR=$validator KRABKA_ARTEFACTS=$artefacts \
-  KRABKA_REQUIRE_BROWSER=1 cargo test -p krabka-worm-verify --locked --test report -- "$@"
+  KRABKA_REQUIRE_BROWSER=1 cargo test --workspace --locked --test report -- "$@"
 echo "--- screenshots and PDFs of the reports: ${artefacts#"$PWD/"}/"
 ls "$artefacts"

@@ -20,4 +20,4 @@ gradle --no-daemon --console=plain build
 ls -l build/libs/krabka-remote-storage.jar
 ls -l build/libs/krabka-worm-verify.jar
 KRABKA_WORM_VERIFY_JAR="$PWD/build/libs/krabka-worm-verify.jar" \
-  cargo test -p krabka-worm-verify --locked --features jar-test --test jar
+  cargo test --workspace --locked --features krabka-worm-verify/jar-test --test jar

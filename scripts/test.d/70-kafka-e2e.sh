@@ -67,43 +67,39 @@ export E2E_RSM=$rsm
 s3="${E2E_S3:-auto}"
 if [[ $rsm == krabka ]]; then
   need unzip unzip
-  # The replay jar of the tier-read checks is built in the same gradle run (one start-up less).
-  replay_jar=()
+  # What the selected scenarios need and the caller did not give, built in one gradle run and one cargo
+  # run (each start of gradle costs seconds, and each switch of target/release between the plugin's
+  # library and the panic-injection one recompiles krabka-jni).
+  gradle_tasks=() bins=()
+  [[ -n ${E2E_PLUGIN_JAR:-} ]] || gradle_tasks+=(jar)
+  # The replay jar of the tier-read checks.
   if [[ -z ${E2E_REPLAY_JAR:-} ]] && selected newest-fs-topic-based newest-s3-krabka-rlmm newest-encrypted-s3; then
-    replay_jar=(tierReplayJar)
+    gradle_tasks+=(tierReplayJar)
   fi
-  if [[ -z ${E2E_PLUGIN_JAR:-} ]]; then
-    need gradle gradle
-    gradle --no-daemon -q jar "${replay_jar[@]}"
-    replay_jar=()
-  fi
-  # The panic-injection scenario needs the test-only jar (E2E_PANIC_JAR, built unless given); a run
-  # restricted to other scenarios does not build it.
+  # The panic-injection scenarios need the test-only jar (E2E_PANIC_JAR, built unless given).
   if [[ -z ${E2E_PANIC_JAR:-} ]] && selected newest-panic-injection newest-rf2-leader-killed newest-chaos newest-chaos-worm; then
-    need gradle gradle
-    gradle --no-daemon -q panicInjectionJar
+    gradle_tasks+=(panicInjectionJar)
   fi
-  # The worm scenario needs the verifier jar and binary (built unless given).
+  # The worm scenarios need the verifier jar and binary.
   if [[ -z ${E2E_VERIFIER_JAR:-} ]] && selected newest-worm oldest-worm; then
-    need gradle gradle
-    gradle --no-daemon -q verifierJar
+    gradle_tasks+=(verifierJar)
   fi
   if [[ -z ${E2E_VERIFIER_BIN:-} ]] && selected newest-worm oldest-worm newest-chaos-worm; then
-    cargo build --locked -q -p krabka-worm-verify
+    bins+=(-p krabka-worm-verify)
+    export E2E_VERIFIER_BIN=$PWD/target/release/krabka-worm-verify
   fi
-  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm newest-chaos; then
-    cargo build --locked -q -p krabka-tier
+  # krabka-tier: fsck, export and replay of a tier without the broker, listing the Azure container.
+  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-worm oldest-worm newest-chaos newest-chaos-worm newest-azure-krabka-memory \
+    newest-encrypted-s3 oldest-encrypted-fs newest-fs-topic-based newest-s3-krabka-rlmm; then
+    bins+=(-p krabka-tier)
+    export E2E_TIER_BIN=$PWD/target/release/krabka-tier
   fi
-  # Reading the tier without the broker (tests/e2e/lib/tier-read.sh): the krabka-tier binary and the
-  # replay jar (built unless given).
-  # The Azure scenario lists the container with krabka-tier.
-  if [[ -z ${E2E_TIER_BIN:-} ]] && selected newest-azure-krabka-memory newest-encrypted-s3 oldest-encrypted-fs; then
-    cargo build --locked -q -p krabka-tier
+  if (( ${#gradle_tasks[@]} > 0 )); then
+    need gradle gradle
+    gradle --no-daemon -q "${gradle_tasks[@]}"
   fi
-  if selected newest-fs-topic-based newest-s3-krabka-rlmm newest-encrypted-s3; then
-    [[ -n ${E2E_TIER_BIN:-} ]] || cargo build --locked -q -p krabka-tier
-    (( ${#replay_jar[@]} == 0 )) || { need gradle gradle; gradle --no-daemon -q tierReplayJar; }
-  fi
+  # Release builds: their dependencies are the plugin library's (same features), already compiled.
+  (( ${#bins[@]} == 0 )) || cargo build --release --locked -q "${bins[@]}"
   jar="${E2E_PLUGIN_JAR:-build/libs/krabka-remote-storage.jar}"
   # auto: the S3 scenario runs once the plugin has an S3 backend: its configuration knows s3.bucket and
   # its native library no longer refuses the object-store backends.

@@ -21,56 +21,10 @@ E2E_NODES=()
 
 e2e_log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
-# Prints a TCP port that is free on 127.0.0.1 right now, for a server to listen on. Chosen below the
-# kernel's ephemeral range (ip_local_port_range), so no outgoing connection is given it before the server
-# binds it (a port the kernel hands out for bind(0) can be: a broker once failed to start its acceptor),
-# and never one handed out in the last 10 minutes by any caller on this machine (a ledger under a lock:
-# two calls in a row, or two scenarios at once, never get the same port).
-free_port() {
-  python3 - "${TMPDIR:-/tmp}/krabka-e2e-ports.ledger" <<'PY'
-import fcntl, random, socket, sys, time
-def ephemeral():
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low, high = map(int, f.read().split())
-            return low, high
-    except (OSError, ValueError):
-        return 32768, 60999
-low, high = ephemeral()
-first, last = (10000, low - 1) if low > 12000 else (high + 1, 65535)
-now = time.time()
-with open(sys.argv[1], "a+") as ledger:
-    fcntl.flock(ledger, fcntl.LOCK_EX)
-    ledger.seek(0)
-    recent = {}
-    for line in ledger:
-        fields = line.split()
-        if len(fields) == 2 and fields[0].isdigit():
-            try:
-                at = float(fields[1])
-            except ValueError:
-                continue
-            if now - at < 600:
-                recent[int(fields[0])] = at
-    for _ in range(10000):
-        port = random.randint(first, last)
-        if port in recent:
-            continue
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        break
-    else:
-        sys.exit("no free port found between %d and %d" % (first, last))
-    recent[port] = now
-    ledger.seek(0)
-    ledger.truncate()
-    ledger.writelines("%d %f\n" % item for item in recent.items())
-print(port)
-PY
-}
+# Prints free TCP ports on 127.0.0.1 for servers to listen on: free_port [OFFSET [COUNT]] (see
+# scripts/lib/free_port.py: below the ephemeral range, each with port+OFFSET free too, never one another
+# caller on this machine got in the last 10 minutes).
+free_port() { python3 "$E2E_ROOT/scripts/lib/free_port.py" "$@"; }
 
 # Prints a new cluster id in Kafka's text form (URL-safe base64 of 16 random bytes, never starting with '-').
 new_cluster_id() {

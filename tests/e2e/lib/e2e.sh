@@ -160,7 +160,8 @@ e2e_start_seaweedfs() {
   if [[ ${E2E_WEED_RESTART:-no} == yes ]]; then
     read -r s3 master volume filer <<<"${E2E_WEED_PORTS[*]}"
   else
-    s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
+    # Each with its gRPC port (+10000) free and reserved too.
+    read -r s3 master volume filer < <(free_port 10000 4)
   fi
   E2E_S3_ACCESS_KEY=e2e E2E_S3_SECRET_KEY=e2e-secret-key E2E_S3_BUCKET=tiered
   AWS_ACCESS_KEY_ID=$E2E_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$E2E_S3_SECRET_KEY \

@@ -19,8 +19,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner;
+import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
+import org.apache.kafka.server.log.remote.storage.RemoteLogMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogMetadataManager;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
@@ -35,12 +42,19 @@ import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
  * what it must find.
  *
  * <pre>
- * RlmmBench write|load --class NAME --config FILE --topic-id ID [options]
- *   write   records the workload through the manager's API, then closes it; prints
- *           {"write_ms":..,"events":..}
- *   load    a fresh manager: configure, leadership of every partition, then polls isReady and reads
- *           each ready partition back until every one lists all its segments; prints
- *           {"configure_ms":..,"first_ms":..,"all_ms":..} (from before configure)
+ * RlmmBench write|write-topic|load --class NAME --config FILE --topic-id ID [options]
+ *   write        records the workload through the manager's API, then closes it; prints
+ *                {"write_ms":..,"events":..}
+ *   write-topic  for Kafka's TopicBasedRemoteLogMetadataManager at sizes its API is too slow for (every
+ *                call waits until its consumer read the record back): the manager creates its topic,
+ *                then the same events, serialized with Kafka's RemoteLogMetadataSerde, are produced
+ *                straight to the metadata partition its RemoteLogMetadataTopicPartitioner picks, as the
+ *                manager's own producer does (same order per partition); prints the same JSON
+ *   load         a fresh manager: configure, leadership of every partition, then polls isReady and reads
+ *                each ready partition back until every one lists all its segments; prints
+ *                {"configure_ms":..,"first_ms":..,"all_ms":..,"heap_bytes":..,"rss_bytes":..} (times from
+ *                before configure; memory: the heap in use after a GC and the process's resident set,
+ *                each once all partitions are read minus before configure)
  *   --partitions 100  --segments 100 (copied per partition)  --deleted 10 (of those, the oldest, deleted
  *   after the copies)  --threads 10 (writers; the broker's copier pool has 10)  --timeout-s 600
  * </pre>
@@ -54,6 +68,9 @@ public final class RlmmBench {
     private static final long EPOCH_LENGTH = 25 * RECORDS_PER_SEGMENT + RECORDS_PER_SEGMENT / 2;
     private static final long TIME_BASE = 1_700_000_000_000L;
     private static final int BROKER = 1;
+    private static final String METADATA_TOPIC = "__remote_log_metadata";
+    /** Above this many partitions, a pass over the pending ones sleeps longer between polls. */
+    private static final int MANY_PARTITIONS = 1_000;
 
     private final String managerClass;
     private final Map<String, Object> config = new HashMap<>();
@@ -85,8 +102,9 @@ public final class RlmmBench {
     }
 
     public static void main(String[] argv) throws Exception {
-        if (argv.length == 0 || !(argv[0].equals("write") || argv[0].equals("load"))) {
-            usage("the first argument must be write or load");
+        if (argv.length == 0 || !(argv[0].equals("write") || argv[0].equals("write-topic")
+                || argv[0].equals("load"))) {
+            usage("the first argument must be write, write-topic or load");
         }
         Map<String, String> opts = new HashMap<>();
         for (int i = 1; i < argv.length; i++) {
@@ -97,7 +115,11 @@ public final class RlmmBench {
         }
         RlmmBench bench = new RlmmBench(opts);
         try {
-            String result = argv[0].equals("write") ? bench.write() : bench.load();
+            String result = switch (argv[0]) {
+                case "write" -> bench.write();
+                case "write-topic" -> bench.writeTopic();
+                default -> bench.load();
+            };
             System.out.println(result);
         } catch (Exception | AssertionError e) {
             System.err.println("rlmm bench " + argv[0] + " failed: " + e);
@@ -192,15 +214,65 @@ public final class RlmmBench {
         return String.format("{\"write_ms\":%.1f,\"events\":%d}", writeNs / 1e6, events);
     }
 
-    /** The events of one partition, each waited for as the broker's copy and expiration tasks do. */
-    private void writePartition(RemoteLogMetadataManager manager, int p) throws Exception {
+    /**
+     * The workload produced straight to Kafka's metadata topic (see the class comment). The manager is
+     * started once so that it creates the topic as on a broker's first start.
+     */
+    private String writeTopic() throws Exception {
+        RemoteLogMetadataManager creator = newManager();
+        creator.configure(config);
+        brokerReady(creator);
+        creator.onPartitionLeadershipChanges(Set.of(partition(0)), Set.of());
+        awaitReady(creator, partition(0));
+        creator.close();
+        Map<String, Object> producerConfig = new HashMap<>();
+        producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                config.get("remote.log.metadata.common.client.bootstrap.servers"));
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        producerConfig.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        int metadataPartitions = Integer.parseInt(String.valueOf(
+                config.getOrDefault("remote.log.metadata.topic.num.partitions", "50")));
+        RemoteLogMetadataTopicPartitioner partitioner = new RemoteLogMetadataTopicPartitioner(metadataPartitions);
+        RemoteLogMetadataSerde serde = new RemoteLogMetadataSerde();
+        long t0 = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig,
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int p = 0; p < partitions; p++) {
+                int target = partitioner.metadataPartition(partition(p));
+                for (RemoteLogMetadata event : events(p)) {
+                    producer.send(new ProducerRecord<>(METADATA_TOPIC, target, null, serde.serialize(event)));
+                }
+            }
+            producer.flush();
+        }
+        long writeNs = System.nanoTime() - t0;
+        long events = (long) partitions * (2L * segments + 2L * deleted);
+        return String.format("{\"write_ms\":%.1f,\"events\":%d}", writeNs / 1e6, events);
+    }
+
+    /** The events of partition p in the order the broker's tasks record them. */
+    private List<RemoteLogMetadata> events(int p) {
+        List<RemoteLogMetadata> events = new ArrayList<>();
         for (int s = 0; s < segments; s++) {
-            manager.addRemoteLogSegmentMetadata(started(p, s)).get();
-            manager.updateRemoteLogSegmentMetadata(update(p, s, RemoteLogSegmentState.COPY_SEGMENT_FINISHED)).get();
+            events.add(started(p, s));
+            events.add(update(p, s, RemoteLogSegmentState.COPY_SEGMENT_FINISHED));
         }
         for (int s = 0; s < deleted; s++) {
-            manager.updateRemoteLogSegmentMetadata(update(p, s, RemoteLogSegmentState.DELETE_SEGMENT_STARTED)).get();
-            manager.updateRemoteLogSegmentMetadata(update(p, s, RemoteLogSegmentState.DELETE_SEGMENT_FINISHED)).get();
+            events.add(update(p, s, RemoteLogSegmentState.DELETE_SEGMENT_STARTED));
+            events.add(update(p, s, RemoteLogSegmentState.DELETE_SEGMENT_FINISHED));
+        }
+        return events;
+    }
+
+    /** The events of one partition, each waited for as the broker's copy and expiration tasks do. */
+    private void writePartition(RemoteLogMetadataManager manager, int p) throws Exception {
+        for (RemoteLogMetadata event : events(p)) {
+            if (event instanceof RemoteLogSegmentMetadata added) {
+                manager.addRemoteLogSegmentMetadata(added).get();
+            } else {
+                manager.updateRemoteLogSegmentMetadata((RemoteLogSegmentMetadataUpdate) event).get();
+            }
         }
     }
 
@@ -220,6 +292,8 @@ public final class RlmmBench {
         for (int p = 0; p < partitions; p++) {
             pending.add(partition(p));
         }
+        long heapBefore = heapInUse();
+        long rssBefore = residentBytes();
         long t0 = System.nanoTime();
         manager.configure(config);
         long configured = System.nanoTime();
@@ -242,13 +316,38 @@ public final class RlmmBench {
                         + pending.iterator().next() + " among them");
             }
             if (!pending.isEmpty()) {
-                Thread.sleep(1);
+                // A pass over thousands of partitions is itself work the loaders would wait for.
+                Thread.sleep(pending.size() > MANY_PARTITIONS ? 20 : 1);
             }
         }
         long all = System.nanoTime();
+        long heapBytes = heapInUse() - heapBefore;
+        long rssBytes = residentBytes() - rssBefore;
         manager.close();
-        return String.format("{\"configure_ms\":%.1f,\"first_ms\":%.1f,\"all_ms\":%.1f}",
-                (configured - t0) / 1e6, (first - t0) / 1e6, (all - t0) / 1e6);
+        return String.format("{\"configure_ms\":%.1f,\"first_ms\":%.1f,\"all_ms\":%.1f,\"heap_bytes\":%d,"
+                + "\"rss_bytes\":%d}", (configured - t0) / 1e6, (first - t0) / 1e6, (all - t0) / 1e6,
+                heapBytes, rssBytes);
+    }
+
+    /** The Java heap in use after a full collection. */
+    private static long heapInUse() {
+        Runtime runtime = Runtime.getRuntime();
+        System.gc();
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    /** The process's resident set (VmRSS of /proc/self/status), 0 where there is none. */
+    private static long residentBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+        return 0;
     }
 
     /**
@@ -302,7 +401,7 @@ public final class RlmmBench {
     }
 
     private static void usage(String problem) {
-        System.err.println("usage: RlmmBench write|load --class NAME --config FILE --topic-id ID "
+        System.err.println("usage: RlmmBench write|write-topic|load --class NAME --config FILE --topic-id ID "
                 + "[--partitions N] [--segments N] [--deleted N] [--threads N] [--timeout-s N]: " + problem);
         System.exit(2);
     }
