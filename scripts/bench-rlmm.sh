@@ -177,7 +177,7 @@ else
   # What our manager left on the filesystem, copied into the bucket under the S3 configuration's prefix.
   started_copy=$(date +%s)
   weed=$(e2e_weed_venv)/bin/weed
-  (cd "$fs_tier" && "$weed" filer.copy -filer="127.0.0.1:${E2E_WEED_PORTS[3]}" -concurrentFiles=32 \
+  (cd "$fs_tier" && "$weed" filer.copy -c=32 \
     remote-log-metadata "http://127.0.0.1:${E2E_WEED_PORTS[3]}/buckets/$E2E_S3_BUCKET/bench-rlmm/") \
     >"$E2E_WORK/filer-copy.log" 2>&1 || { tail -n 20 "$E2E_WORK/filer-copy.log" >&2; exit 1; }
   e2e_log "copied $(find "$fs_tier/remote-log-metadata" -type f | wc -l) objects to SeaweedFS in $(( $(date +%s) - started_copy ))s"
