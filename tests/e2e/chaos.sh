@@ -284,7 +284,9 @@ else
   for node in "${nodes[@]}"; do node_kill "$node"; done
   event "every broker killed after 5 quiet seconds"
   rc=0
-  "$verifier_bin" --s3-bucket "$bucket" --s3-endpoint "$E2E_S3_ENDPOINT" --path-style --prefix "$E2E_S3_PREFIX" \
+  # It reads SeaweedFS directly: the aws-rules front checks writes, and going through its Python made the
+  # verifier's reads of some 700 manifests and their objects take over a minute.
+  "$verifier_bin" --s3-bucket "$bucket" --s3-endpoint "${E2E_S3_DIRECT_ENDPOINT:-$E2E_S3_ENDPOINT}" --path-style --prefix "$E2E_S3_PREFIX" \
     --key-id "$E2E_WORM_KEY_ID" --public-key "$public_key" --json >"$E2E_WORK/verify.json" 2>"$E2E_WORK/verify.err" || rc=$?
   (( rc == 0 )) || { echo "krabka-worm-verify exited $rc:" >&2; head -c 4000 "$E2E_WORK/verify.json" >&2; cat "$E2E_WORK/verify.err" >&2; exit 1; }
   summary=$(python3 - "$E2E_WORK/verify.json" "$stall" <<'PY'

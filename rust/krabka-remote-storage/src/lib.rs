@@ -188,7 +188,8 @@ pub use {
     metrics::{MeteredStorage, TierMetrics},
     object_tier::S3RemoteStorage,
     store_rlmm::{
-        DEFAULT_POLL_INTERVAL, DEFAULT_RLMM_ROOT, DEFAULT_SNAPSHOT_EVERY, HistoryView,
+        DEFAULT_LOAD_CONCURRENCY, DEFAULT_POLL_INTERVAL, DEFAULT_RLMM_ROOT, DEFAULT_SNAPSHOT_EVERY,
+        HistoryView,
         StoreRemoteLogMetadataManager, StoreRlmmConfig, UnreadableHistory, read_histories,
     },
 };

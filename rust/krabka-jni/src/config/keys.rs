@@ -161,6 +161,8 @@ pub enum ConfigKey {
     MetadataPollIntervalMs,
     /// `metadata.history.keep`.
     MetadataHistoryKeep,
+    /// `metadata.load.concurrency`.
+    MetadataLoadConcurrency,
 }
 
 /// Everything the table says about one key.
@@ -417,7 +419,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 64] = [
+    pub const ALL: [Self; 65] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -482,6 +484,7 @@ impl ConfigKey {
         Self::MetadataSnapshotEveryRecords,
         Self::MetadataPollIntervalMs,
         Self::MetadataHistoryKeep,
+        Self::MetadataLoadConcurrency,
     ];
 
     /// The table row of this key.
@@ -528,7 +531,8 @@ impl ConfigKey {
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
             | Self::MetadataPollIntervalMs
-            | Self::MetadataHistoryKeep => (Scope::MetadataManager, Reader::Native),
+            | Self::MetadataHistoryKeep
+            | Self::MetadataLoadConcurrency => (Scope::MetadataManager, Reader::Native),
             _ => (Scope::StorageManager, Reader::Native),
         };
         KeySpec {
@@ -607,7 +611,8 @@ impl ConfigKey {
             | Self::MetadataMemoryLossOnRestartAccepted
             | Self::MetadataSnapshotEveryRecords
             | Self::MetadataPollIntervalMs
-            | Self::MetadataHistoryKeep => self.metadata_row(),
+            | Self::MetadataHistoryKeep
+            | Self::MetadataLoadConcurrency => self.metadata_row(),
         }
     }
 
@@ -737,6 +742,17 @@ impl ConfigKey {
                  remote.log.metadata.manager.listener.name set). A store that holds a \
                  write-once archive's probes under the same prefix is kept whole whatever this \
                  says; set it for a history on a write-once bucket under another prefix.",
+            ),
+            Self::MetadataLoadConcurrency => (
+                Kind::Int {
+                    default: int(krabka_remote_storage::DEFAULT_LOAD_CONCURRENCY),
+                    range: Range {
+                        min: 1,
+                        max: Some(1024),
+                    },
+                },
+                Low,
+                "Partitions whose metadata a broker loads at once when it becomes their leader or                  follower (and writes up to a snapshot at once when it stops), each on a thread:                  a load waits on the store (a listing and a read after a clean shutdown), so a                  broker of thousands of partitions on an object store needs many at once to be                  ready soon (see docs/metadata.md).",
             ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
@@ -1177,6 +1193,7 @@ impl ConfigKey {
             Self::MetadataSnapshotEveryRecords => "metadata.snapshot.every.records",
             Self::MetadataPollIntervalMs => "metadata.poll.interval.ms",
             Self::MetadataHistoryKeep => "metadata.history.keep",
+            Self::MetadataLoadConcurrency => "metadata.load.concurrency",
         }
     }
 

@@ -77,6 +77,7 @@ pub fn parse_metadata(entries: &[(String, String)]) -> Result<MetadataConfig, Co
             snapshot_every: settings.integer(ConfigKey::MetadataSnapshotEveryRecords)?,
             poll_interval: Duration::from_millis(poll_ms),
             keep_history: settings.flag(ConfigKey::MetadataHistoryKeep),
+            load_concurrency: settings.integer(ConfigKey::MetadataLoadConcurrency)?,
             ..StoreRlmmConfig::default()
         },
     })
@@ -101,6 +102,7 @@ mod tests {
             ("metadata.snapshot.every.records", "8"),
             ("metadata.poll.interval.ms", "250"),
             ("metadata.history.keep", "true"),
+            ("metadata.load.concurrency", "200"),
         ]))
         .unwrap();
         assert_eq!(
@@ -114,6 +116,7 @@ mod tests {
                     snapshot_every: 8,
                     poll_interval: Duration::from_millis(250),
                     keep_history: true,
+                    load_concurrency: 200,
                 },
             }
         );

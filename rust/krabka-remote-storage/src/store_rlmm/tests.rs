@@ -509,6 +509,48 @@ fn a_leadership_change_loads_partitions_concurrently() {
 }
 
 #[test]
+fn the_partitions_loaded_at_once_are_as_many_as_the_load_concurrency() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let store = crate::test_store::instrumented();
+    let handle = || StoreHandle::new(store.clone(), None).unwrap();
+    let writer = StoreRemoteLogMetadataManager::new(handle(), StoreRlmmConfig::default());
+    let partitions: HashSet<_> = (0..12).map(tp).collect();
+    for partition in &partitions {
+        let segment = SegmentMetadataBuilder::new(partition, 0)
+            .segment_id(Uuid::from_u128(
+                10 + u128::from(partition.partition.unsigned_abs()),
+            ))
+            .end_offset(99)
+            .size(100)
+            .epochs([(LeaderEpoch(0), 0)])
+            .build();
+        writer.add_remote_log_segment_metadata(segment).unwrap();
+    }
+    // Each load lists the partition and reads its one record, one GET at a
+    // time; the first GETs wait until three are in flight together, and
+    // every GET then takes a while, so loads beyond the bound would overlap.
+    store.stats.max_gets_in_flight.store(0, SeqCst);
+    store.stats.get_rendezvous.store(3, SeqCst);
+    store.stats.get_delay_ms.store(20, SeqCst);
+    let restarted = StoreRemoteLogMetadataManager::new(
+        handle(),
+        StoreRlmmConfig {
+            load_concurrency: 3,
+            ..StoreRlmmConfig::default()
+        },
+    );
+    restarted.on_partition_leadership_changes(&partitions, &HashSet::new());
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !partitions.iter().all(|p| restarted.is_ready(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(partitions.iter().all(|p| restarted.is_ready(p)));
+    assert_eq!(store.stats.max_gets_in_flight.load(SeqCst), 3);
+    store.stats.get_rendezvous.store(0, SeqCst);
+    store.stats.get_delay_ms.store(0, SeqCst);
+}
+
+#[test]
 fn a_restart_reads_the_listed_tail_together_and_then_what_came_after() {
     use std::sync::atomic::Ordering::SeqCst;
     let store = crate::test_store::instrumented();

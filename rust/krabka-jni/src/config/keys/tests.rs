@@ -8,7 +8,7 @@ use {
 fn all_lists_every_key_once_in_declaration_order() {
     assert_eq!(
         ConfigKey::ALL.len(),
-        ConfigKey::MetadataHistoryKeep as usize + 1
+        ConfigKey::MetadataLoadConcurrency as usize + 1
     );
     for (index, key) in ConfigKey::ALL.into_iter().enumerate() {
         assert_eq!(key as usize, index, "{key:?}");

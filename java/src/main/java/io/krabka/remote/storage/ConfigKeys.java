@@ -217,6 +217,9 @@ public final class ConfigKeys {
     /** {@code metadata.history.keep}. */
     public static final String METADATA_HISTORY_KEEP_CONFIG = "metadata.history.keep";
 
+    /** {@code metadata.load.concurrency}. */
+    public static final String METADATA_LOAD_CONCURRENCY_CONFIG = "metadata.load.concurrency";
+
     /**
      * The storage manager's keys that the native library reads, in table order: the adapter
      * passes their values to it, defaults included.
@@ -321,7 +324,8 @@ public final class ConfigKeys {
             METADATA_MEMORY_LOSS_ON_RESTART_ACCEPTED_CONFIG,
             METADATA_SNAPSHOT_EVERY_RECORDS_CONFIG,
             METADATA_POLL_INTERVAL_MS_CONFIG,
-            METADATA_HISTORY_KEEP_CONFIG);
+            METADATA_HISTORY_KEEP_CONFIG,
+            METADATA_LOAD_CONCURRENCY_CONFIG);
 
     /**
      * Prefixes of the storage manager's key families (PREFIX + id + suffix, one key per id of a
@@ -703,6 +707,15 @@ public final class ConfigKeys {
                         + "write-once archive's probes under the same prefix is kept whole "
                         + "whatever this says; set it for a history on a write-once bucket "
                         + "under another prefix.");
+        def.define(METADATA_LOAD_CONCURRENCY_CONFIG, Type.INT, 64,
+                Range.between(1, 1024), Importance.LOW,
+                "Partitions whose metadata a broker loads at once when it becomes "
+                        + "their leader or                  follower (and writes up to a "
+                        + "snapshot at once when it stops), each on a thread:                  "
+                        + "a load waits on the store (a listing and a read after a clean "
+                        + "shutdown), so a                  broker of thousands of partitions "
+                        + "on an object store needs many at once to be                  ready "
+                        + "soon (see docs/metadata.md).");
         return def;
     }
 }
