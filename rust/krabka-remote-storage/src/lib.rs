@@ -189,7 +189,7 @@ pub use {
     object_tier::S3RemoteStorage,
     store_rlmm::{
         DEFAULT_LOAD_CONCURRENCY, DEFAULT_POLL_INTERVAL, DEFAULT_RLMM_ROOT, DEFAULT_SNAPSHOT_EVERY,
-        HistoryView,
-        StoreRemoteLogMetadataManager, StoreRlmmConfig, UnreadableHistory, read_histories,
+        HistoryView, StoreRemoteLogMetadataManager, StoreRlmmConfig, UnreadableHistory,
+        read_histories,
     },
 };

@@ -172,6 +172,10 @@ pub(crate) struct Pattern {
     /// Chunks of the objects read after it that this pass's read-ahead
     /// has asked for (see the `warm` module).
     pub(crate) ahead_next: u64,
+    /// The last chunk its read-ahead asked for: the next fetch tops up
+    /// from there, in batches of a full read-ahead GET, instead of asking
+    /// for the few chunks each fetch moves the window by.
+    pub(crate) ahead_to: Option<u64>,
 }
 
 /// What the cache has done since it was made.

@@ -79,6 +79,7 @@ pub async fn open_cached(
                 depth: cache.config().prefetch_chunks as u64,
                 warmed_next: false,
                 ahead_next: 0,
+                ahead_to: None,
             })
         });
     let source = ChunkSource {

@@ -101,6 +101,7 @@ impl CachedReader {
             reader.depth = pattern.depth.clamp(configured, reader.max_depth());
             reader.warmed_next = pattern.warmed_next;
             reader.ahead_next = pattern.ahead_next;
+            reader.ahead_to = pattern.ahead_to;
         }
         reader
     }
@@ -132,8 +133,12 @@ impl CachedReader {
             let expected = self.cache.config().expected_fetch_bytes;
             let horizon = self.end.min(self.position.saturating_add(expected));
             let last = horizon.saturating_sub(1) / chunk;
-            if last > index {
-                self.cache.prefetch(&self.source, index + 1..=last);
+            // A fetch continuing a sequential one finds them asked for.
+            let from = self
+                .ahead_to
+                .map_or(index + 1, |ahead| ahead.max(index) + 1);
+            if last >= from {
+                self.cache.prefetch(&self.source, from..=last);
                 self.ahead_to = Some(last);
             }
         }
@@ -261,6 +266,7 @@ impl CachedReader {
             depth: self.depth,
             warmed_next: self.warmed_next,
             ahead_next: self.ahead_next,
+            ahead_to: self.ahead_to,
         };
         self.cache.note_position(&self.source.info.id, pattern);
     }

@@ -325,6 +325,41 @@ fn a_fetch_that_continues_the_previous_one_reads_ahead_and_is_then_served_from_m
 }
 
 #[test]
+fn a_catching_up_reader_reads_ahead_in_full_gets_not_a_fetch_at_a_time() {
+    // A window of 16 chunks topped up 8 at a time (a full read-ahead GET).
+    let f = fixture(CacheConfig {
+        capacity_bytes: CHUNK * 256,
+        prefetch_in_flight: 16,
+        ..small(16)
+    });
+    let chunks = 128;
+    let bytes = pattern(chunks * CHUNK, 5);
+    f.put("a", bytes.clone());
+    // Fetches of two chunks each, each one a new reader continuing the last:
+    // each moves the read-ahead window by two chunks. Were each fetch to ask
+    // for the two chunks it uncovers, that would be a GET a fetch (64).
+    let mut position = 0;
+    while position < bytes.len() as u64 {
+        let len = 2 * CHUNK;
+        assert_eq!(
+            f.read("a", position, len),
+            bytes[position as usize..(position + len) as usize]
+        );
+        position += len;
+        f.settle();
+    }
+    let stats = f.cache.stats();
+    assert_eq!(stats.bytes_fetched, bytes.len() as u64, "{stats:?}");
+    // The GETs before read-ahead begins, then one a full batch of 8 chunks.
+    let full_batches = chunks / COALESCED_CHUNKS as u64;
+    assert!(
+        stats.gets <= full_batches + 6,
+        "{} GETs: {stats:?}",
+        stats.gets
+    );
+}
+
+#[test]
 fn random_fetches_read_only_the_chunks_they_touch() {
     let f = fixture(small(8));
     let bytes = pattern(200 * CHUNK, 4);

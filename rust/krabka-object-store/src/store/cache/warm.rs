@@ -241,6 +241,7 @@ impl ChunkCache {
             depth,
             warmed_next: false,
             ahead_next: 0,
+            ahead_to: None,
         };
         state.note_position(&info.id, entry, !within);
     }
