@@ -315,6 +315,7 @@ fn s3_config(settings: &Settings<'_>) -> Result<S3Config, ConfigError> {
     let tuning = Tuning::read(settings)?;
     config.multipart_threshold = tuning.multipart_threshold;
     config.multipart_chunk_size = tuning.multipart_chunk_size;
+    config.parts_in_flight = tuning.parts_in_flight;
     config.max_retries = tuning.max_retries;
     config.retry_timeout = tuning.retry_timeout;
     config.request_timeout = tuning.request_timeout;
@@ -339,6 +340,7 @@ fn gcs_config(settings: &Settings<'_>) -> Result<GcsConfig, ConfigError> {
     let tuning = Tuning::read(settings)?;
     config.multipart_threshold = tuning.multipart_threshold;
     config.multipart_chunk_size = tuning.multipart_chunk_size;
+    config.parts_in_flight = tuning.parts_in_flight;
     config.max_retries = tuning.max_retries;
     config.retry_timeout = tuning.retry_timeout;
     config.request_timeout = tuning.request_timeout;
@@ -378,6 +380,7 @@ fn azure_config(settings: &Settings<'_>) -> Result<AzureConfig, ConfigError> {
     let tuning = Tuning::read(settings)?;
     config.multipart_threshold = tuning.multipart_threshold;
     config.multipart_chunk_size = tuning.multipart_chunk_size;
+    config.parts_in_flight = tuning.parts_in_flight;
     config.max_retries = tuning.max_retries;
     config.retry_timeout = tuning.retry_timeout;
     config.request_timeout = tuning.request_timeout;
@@ -390,6 +393,7 @@ fn azure_config(settings: &Settings<'_>) -> Result<AzureConfig, ConfigError> {
 struct Tuning {
     multipart_threshold: u64,
     multipart_chunk_size: usize,
+    parts_in_flight: usize,
     max_retries: usize,
     retry_timeout: Duration,
     request_timeout: Duration,
@@ -402,6 +406,7 @@ impl Tuning {
         Ok(Self {
             multipart_threshold: settings.integer(ConfigKey::MultipartThresholdBytes)?,
             multipart_chunk_size: settings.integer(ConfigKey::MultipartChunkSizeBytes)?,
+            parts_in_flight: settings.integer(ConfigKey::MultipartPartsInFlight)?,
             max_retries: settings.integer(ConfigKey::MaxRetries)?,
             retry_timeout: millis(ConfigKey::RetryTimeoutMs)?,
             request_timeout: millis(ConfigKey::RequestTimeoutMs)?,
@@ -432,6 +437,7 @@ fn key_of_field(store: &ObjectStoreConfig, field: &str) -> Option<ConfigKey> {
         "service_account_key" => ConfigKey::GcsServiceAccountKey,
         "multipart_threshold" => ConfigKey::MultipartThresholdBytes,
         "multipart_chunk_size" => ConfigKey::MultipartChunkSizeBytes,
+        "parts_in_flight" => ConfigKey::MultipartPartsInFlight,
         "retry_timeout" => ConfigKey::RetryTimeoutMs,
         "request_timeout" => ConfigKey::RequestTimeoutMs,
         "connect_timeout" => ConfigKey::ConnectTimeoutMs,

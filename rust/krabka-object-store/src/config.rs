@@ -1,22 +1,31 @@
 //! Typed configurations of the object stores the remote tier can use.
 
 use {
-    crate::{ObjectStoreConfigError, Secret},
+    crate::{ObjectStoreConfigError, Secret, store::DEFAULT_PARTS_IN_FLIGHT},
     serde::{Deserialize, Serialize},
     std::{fmt, path::PathBuf, time::Duration},
 };
 
 /// Objects at or above this size are uploaded as multipart uploads (16 MiB).
 ///
-/// It equals [`DEFAULT_MULTIPART_CHUNK_SIZE`] on purpose: a single PUT
-/// carries its whole body in memory, so a threshold no larger than one part
-/// keeps a copy's memory within the multipart budget whatever the segment
-/// size.
+/// A single PUT carries its whole body in memory, so the threshold is kept
+/// below the multipart budget (parts in flight × part size, 80 MiB by
+/// default): a copy's memory stays within that budget whatever the segment
+/// size. Below it, one request beats four parts and two more requests.
 pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 16 * 1024 * 1024;
 
-/// Size of each part of a multipart upload (16 MiB). S3 requires at least
-/// 5 MiB for every part but the last and allows at most 10 000 parts.
-pub const DEFAULT_MULTIPART_CHUNK_SIZE: usize = 16 * 1024 * 1024;
+/// Size of each part of a multipart upload (5 MiB, the smallest S3 and GCS
+/// accept for every part but the last; at most 10 000 parts, so larger
+/// objects get larger parts).
+///
+/// Small parts let more of them go up at once within the same memory: a
+/// store serves each connection at a bounded rate, so a copy's speed grows
+/// with its parts in flight. Measured through a proxy that limits each
+/// connection to 8 MB/s and adds 25 ms (docs/object-store.md), a 256 MiB
+/// copy took 8.8 s with 4 parts of 16 MiB, 4.6 s with 10 of 8 MiB and 3.4 s
+/// with 16 of 5 MiB. The price is requests: 205 PUTs per GiB, where 16 MiB
+/// parts need 64.
+pub const DEFAULT_MULTIPART_CHUNK_SIZE: usize = 5 * 1024 * 1024;
 
 /// How many times a transient failure is retried before it is surfaced.
 pub const DEFAULT_MAX_RETRIES: usize = 10;
@@ -112,6 +121,10 @@ pub struct S3Config {
     pub multipart_threshold: u64,
     /// Bytes per multipart part.
     pub multipart_chunk_size: usize,
+    /// Parts of one multipart upload in flight at once (1–1024); a copy
+    /// holds up to this many parts in memory.
+    #[serde(default = "default_parts_in_flight")]
+    pub parts_in_flight: usize,
     /// Retries of a transient failure.
     pub max_retries: usize,
     /// Total time budget for retries of one request.
@@ -145,6 +158,7 @@ impl S3Config {
             credentials: S3Credentials::Ambient,
             multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
             multipart_chunk_size: DEFAULT_MULTIPART_CHUNK_SIZE,
+            parts_in_flight: DEFAULT_PARTS_IN_FLIGHT,
             max_retries: DEFAULT_MAX_RETRIES,
             retry_timeout: DEFAULT_RETRY_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -193,6 +207,7 @@ impl S3Config {
             }
         }
         validate_multipart(self.multipart_threshold, self.multipart_chunk_size)?;
+        validate_parts_in_flight(self.parts_in_flight)?;
         validate_timeouts(
             self.retry_timeout,
             self.request_timeout,
@@ -222,6 +237,10 @@ pub struct GcsConfig {
     pub multipart_threshold: u64,
     /// Bytes per multipart part.
     pub multipart_chunk_size: usize,
+    /// Parts of one multipart upload in flight at once (1–1024); a copy
+    /// holds up to this many parts in memory.
+    #[serde(default = "default_parts_in_flight")]
+    pub parts_in_flight: usize,
     /// Retries of a transient failure.
     pub max_retries: usize,
     /// Total time budget for retries of one request.
@@ -247,6 +266,7 @@ impl fmt::Debug for GcsConfig {
             .field("allow_http", &self.allow_http)
             .field("multipart_threshold", &self.multipart_threshold)
             .field("multipart_chunk_size", &self.multipart_chunk_size)
+            .field("parts_in_flight", &self.parts_in_flight)
             .field("max_retries", &self.max_retries)
             .field("retry_timeout", &self.retry_timeout)
             .field("request_timeout", &self.request_timeout)
@@ -279,6 +299,7 @@ impl GcsConfig {
             allow_http: false,
             multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
             multipart_chunk_size: DEFAULT_MULTIPART_CHUNK_SIZE,
+            parts_in_flight: DEFAULT_PARTS_IN_FLIGHT,
             max_retries: DEFAULT_MAX_RETRIES,
             retry_timeout: DEFAULT_RETRY_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -305,6 +326,7 @@ impl GcsConfig {
             validate_endpoint(endpoint, self.allow_http)?;
         }
         validate_multipart(self.multipart_threshold, self.multipart_chunk_size)?;
+        validate_parts_in_flight(self.parts_in_flight)?;
         validate_timeouts(
             self.retry_timeout,
             self.request_timeout,
@@ -372,6 +394,10 @@ pub struct AzureConfig {
     pub multipart_threshold: u64,
     /// Bytes per block.
     pub multipart_chunk_size: usize,
+    /// Blocks of one upload in flight at once (1–1024); a copy holds up to
+    /// this many blocks in memory.
+    #[serde(default = "default_parts_in_flight")]
+    pub parts_in_flight: usize,
     /// Retries of a transient failure.
     pub max_retries: usize,
     /// Total time budget for retries of one request.
@@ -399,6 +425,7 @@ impl AzureConfig {
             credentials,
             multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
             multipart_chunk_size: DEFAULT_MULTIPART_CHUNK_SIZE,
+            parts_in_flight: DEFAULT_PARTS_IN_FLIGHT,
             max_retries: DEFAULT_MAX_RETRIES,
             retry_timeout: DEFAULT_RETRY_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -455,6 +482,7 @@ impl AzureConfig {
             AzureCredentials::AccessKey(_) => {}
         }
         validate_multipart(self.multipart_threshold, self.multipart_chunk_size)?;
+        validate_parts_in_flight(self.parts_in_flight)?;
         if u64::try_from(self.multipart_chunk_size).map_or(true, |size| size > AZURE_MAX_BLOCK_SIZE)
         {
             return Err(ObjectStoreConfigError::Invalid {
@@ -632,6 +660,24 @@ fn validate_multipart(threshold: u64, chunk_size: usize) -> Result<(), ObjectSto
     Ok(())
 }
 
+/// The most parts of one upload the configuration lets go up at once.
+pub const MAX_PARTS_IN_FLIGHT: usize = 1024;
+
+fn default_parts_in_flight() -> usize {
+    DEFAULT_PARTS_IN_FLIGHT
+}
+
+fn validate_parts_in_flight(parts: usize) -> Result<(), ObjectStoreConfigError> {
+    if (1..=MAX_PARTS_IN_FLIGHT).contains(&parts) {
+        return Ok(());
+    }
+    Err(ObjectStoreConfigError::Invalid {
+        field: "parts_in_flight",
+        value: parts.to_string(),
+        expected: "1 to 1024 parts",
+    })
+}
+
 fn validate_timeouts(
     retry: Duration,
     request: Duration,
@@ -711,6 +757,33 @@ mod tests {
                 "{prefix:?} gave {err:?}"
             );
         }
+    }
+
+    #[test]
+    fn parts_in_flight_are_one_to_a_thousand_and_twenty_four() {
+        for (parts, valid) in [(0, false), (1, true), (1024, true), (1025, false)] {
+            let mut config = minio();
+            config.parts_in_flight = parts;
+            let outcome = config.validate();
+            assert_eq!(outcome.is_ok(), valid, "{parts}: {outcome:?}");
+            if !valid {
+                assert!(matches!(
+                    outcome,
+                    Err(ObjectStoreConfigError::Invalid {
+                        field: "parts_in_flight",
+                        ..
+                    })
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn a_configuration_without_parts_in_flight_reads_the_default() {
+        let mut json = serde_json::to_value(minio()).unwrap();
+        json.as_object_mut().unwrap().remove("parts_in_flight");
+        let config: S3Config = serde_json::from_value(json).unwrap();
+        assert_eq!(config.parts_in_flight, DEFAULT_PARTS_IN_FLIGHT);
     }
 
     #[test]

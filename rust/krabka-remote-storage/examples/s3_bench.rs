@@ -4,15 +4,23 @@
 //!
 //! ```text
 //! s3_bench copy|fetch <log file> <segment seed> \
-//!     --endpoint URL --bucket B --access-key K --secret-key S [--prefix P] [--region R]
+//!     --endpoint URL --bucket B --access-key K --secret-key S [--prefix P] [--region R] \
+//!     [--part-mib N] [--parts-in-flight N]
 //! ```
+//!
+//! `--part-mib` and `--parts-in-flight` replace the default upload tuning
+//! (parts of that many MiB, that many in flight), for comparisons.
+//! `--filesystem DIR` (instead of the S3 options) copies to and fetches
+//! from a [`LocalTieredStorage`] under `DIR`.
 //!
 //! The segment's ids derive from the seed, so `fetch` finds what `copy` wrote.
 
 mod support;
 
 use {
-    krabka_remote_storage::{RemoteStorageManager, S3RemoteStorage, TopicIdPartition},
+    krabka_remote_storage::{
+        LocalTieredStorage, RemoteStorageManager, S3RemoteStorage, TopicIdPartition,
+    },
     std::{io::Read, path::PathBuf, process::ExitCode, time::Instant},
     support::{S3_USAGE, s3_config, segment_data, segment_metadata},
     uuid::Uuid,
@@ -28,12 +36,44 @@ fn main() -> ExitCode {
     }
 }
 
+/// The number after `name` among `args`, if it is there.
+fn option(args: &[String], name: &str) -> Result<Option<usize>, String> {
+    match args.iter().position(|arg| arg == name) {
+        None => Ok(None),
+        Some(at) => args
+            .get(at + 1)
+            .and_then(|value| value.parse().ok())
+            .map(Some)
+            .ok_or_else(|| format!("{name} needs a positive number")),
+    }
+}
+
+/// The tier `args` name: a directory after `--filesystem`, S3 otherwise.
+fn tier(args: &[String]) -> Result<Box<dyn RemoteStorageManager>, Box<dyn std::error::Error>> {
+    if let Some(at) = args.iter().position(|arg| arg == "--filesystem") {
+        let root = args.get(at + 1).ok_or("--filesystem needs a directory")?;
+        return Ok(Box::new(LocalTieredStorage::new(PathBuf::from(root))));
+    }
+    let mut tier = S3RemoteStorage::from_s3_config(&s3_config(args)?)?;
+    if let Some(mib) = option(args, "--part-mib")? {
+        let bytes = mib * 1024 * 1024;
+        tier = tier.with_multipart_tuning(bytes as u64, bytes);
+    }
+    if let Some(parts) = option(args, "--parts-in-flight")? {
+        tier = tier.with_upload_concurrency(parts);
+    }
+    Ok(Box::new(tier))
+}
+
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [mode, file, seed, rest @ ..] = args.as_slice() else {
-        return Err(format!("usage: s3_bench copy|fetch <log file> <seed> {S3_USAGE}").into());
+        return Err(format!(
+            "usage: s3_bench copy|fetch <log file> <seed> ({S3_USAGE} [--part-mib N] [--parts-in-flight N] | --filesystem DIR)"
+        )
+        .into());
     };
-    let tier = S3RemoteStorage::from_s3_config(&s3_config(rest)?)?;
+    let tier = tier(rest)?;
     let seed: u128 = seed.parse()?;
     let file = PathBuf::from(file);
     let size = std::fs::metadata(&file)?.len();

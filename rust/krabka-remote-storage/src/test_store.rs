@@ -48,6 +48,12 @@ pub(crate) struct Stats {
     /// 1-based part number that fails; 0 = none.
     pub(crate) fail_part: AtomicUsize,
     pub(crate) part_delay_ms: AtomicUsize,
+    /// Extra delay of a part, more for earlier parts: part `n` (1-based)
+    /// waits this many ms times `8 - (n - 1) % 8` more, so within every
+    /// eight parts sent together the later ones are stored first.
+    pub(crate) part_delay_reversed_ms: AtomicUsize,
+    /// Part numbers in the order their requests finished.
+    pub(crate) parts_stored: std::sync::Mutex<Vec<usize>>,
     /// Delay of every GET but the first of a test.
     pub(crate) get_delay_ms: AtomicUsize,
     /// GETs answering right now.
@@ -151,7 +157,8 @@ impl MultipartUpload for InstrumentedUpload {
         Box::pin(async move {
             let _parts = Gauge(&stats.parts_in_flight, 1);
             let _bytes = Gauge(&stats.part_bytes_in_flight, len);
-            let delay = stats.part_delay_ms.load(SeqCst) as u64;
+            let reversed = stats.part_delay_reversed_ms.load(SeqCst) * (8 - (number - 1) % 8);
+            let delay = (stats.part_delay_ms.load(SeqCst) + reversed) as u64;
             tokio::time::sleep(Duration::from_millis(delay)).await;
             if stats.fail_part.load(SeqCst) == number {
                 return Err(object_store::Error::Generic {
@@ -161,7 +168,9 @@ impl MultipartUpload for InstrumentedUpload {
                             .into(),
                 });
             }
-            inner.await
+            let stored = inner.await;
+            stats.parts_stored.lock().unwrap().push(number);
+            stored
         })
     }
 

@@ -21,7 +21,8 @@
 use {
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
-        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT, store::cache,
+        DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT,
+        MAX_PARTS_IN_FLIGHT, store::DEFAULT_PARTS_IN_FLIGHT, store::cache,
     },
     krabka_remote_storage::DEFAULT_CHECKPOINT_INTERVAL,
     std::{fmt, time::Duration},
@@ -91,6 +92,8 @@ pub enum ConfigKey {
     MultipartThresholdBytes,
     /// `multipart.chunk.size.bytes`.
     MultipartChunkSizeBytes,
+    /// `multipart.parts.in.flight`.
+    MultipartPartsInFlight,
     /// `max.retries`.
     MaxRetries,
     /// `retry.timeout.ms`.
@@ -419,7 +422,7 @@ const fn long(
 
 impl ConfigKey {
     /// Every key, in table order (the order of the Java `ConfigDef`s).
-    pub const ALL: [Self; 65] = [
+    pub const ALL: [Self; 66] = [
         Self::Backend,
         Self::FilesystemRoot,
         Self::Prefix,
@@ -449,6 +452,7 @@ impl ConfigKey {
         Self::AzureSasToken,
         Self::MultipartThresholdBytes,
         Self::MultipartChunkSizeBytes,
+        Self::MultipartPartsInFlight,
         Self::MaxRetries,
         Self::RetryTimeoutMs,
         Self::RequestTimeoutMs,
@@ -578,6 +582,7 @@ impl ConfigKey {
             | Self::AzureSasToken => self.azure_row(),
             Self::MultipartThresholdBytes
             | Self::MultipartChunkSizeBytes
+            | Self::MultipartPartsInFlight
             | Self::MaxRetries
             | Self::RetryTimeoutMs
             | Self::RequestTimeoutMs
@@ -752,7 +757,11 @@ impl ConfigKey {
                     },
                 },
                 Low,
-                "Partitions whose metadata a broker loads at once when it becomes their leader or                  follower (and writes up to a snapshot at once when it stops), each on a thread:                  a load waits on the store (a listing and a read after a clean shutdown), so a                  broker of thousands of partitions on an object store needs many at once to be                  ready soon (see docs/metadata.md).",
+                "Partitions whose metadata a broker loads at once when it becomes their leader \
+                 or follower (and writes up to a snapshot at once when it stops), each on a \
+                 thread: a load waits on the store (a listing and a read after a clean \
+                 shutdown), so a broker of thousands of partitions on an object store needs \
+                 many at once to be ready soon (see docs/metadata.md).",
             ),
             // `row` sends no other key here.
             _ => panic!("a key outside its group"),
@@ -940,8 +949,9 @@ impl ConfigKey {
                 Low,
                 "Objects of at least this many bytes are uploaded in parts. A smaller object \
                  goes in one PUT whose whole body is held in native memory, so a threshold above \
-                 multipart.chunk.size.bytes raises the memory a copy needs (see \
-                 docs/object-store.md); the default is one part.",
+                 multipart.parts.in.flight x multipart.chunk.size.bytes raises the memory a copy \
+                 needs (see docs/object-store.md); the default is below it, and saves the \
+                 requests of a multipart upload for objects of a few parts.",
             ),
             Self::MultipartChunkSizeBytes => long(
                 DEFAULT_CHUNK_SIZE,
@@ -950,8 +960,25 @@ impl ConfigKey {
                     max: Some(MAX_SINGLE_PUT),
                 },
                 Low,
-                "Bytes per part of a multipart upload (S3 needs at least 5 MiB); a copy holds a \
-                 few parts in native memory at once (see docs/object-store.md).",
+                "Bytes per part of a multipart upload (S3 needs at least 5 MiB); a copy holds up \
+                 to multipart.parts.in.flight parts in native memory at once (see \
+                 docs/object-store.md). Larger parts mean fewer PUT requests and, within the \
+                 same memory, fewer parts in flight.",
+            ),
+            Self::MultipartPartsInFlight => (
+                Kind::Int {
+                    default: int(DEFAULT_PARTS_IN_FLIGHT),
+                    range: Range {
+                        min: 1,
+                        max: Some(MAX_PARTS_IN_FLIGHT as i64),
+                    },
+                },
+                Low,
+                "Parts of one multipart upload sent at once, each on its own connection. A store \
+                 serves each connection at a bounded rate (Amazon S3 about 85-90 MB/s), so a \
+                 copy goes as fast as its parts in flight allow; each holds one part in native \
+                 memory, so a copy needs up to multipart.parts.in.flight x \
+                 multipart.chunk.size.bytes (80 MiB by default).",
             ),
             Self::MaxRetries => (
                 Kind::Int {
@@ -1158,6 +1185,7 @@ impl ConfigKey {
             Self::AzureSasToken => "azure.sas.token",
             Self::MultipartThresholdBytes => "multipart.threshold.bytes",
             Self::MultipartChunkSizeBytes => "multipart.chunk.size.bytes",
+            Self::MultipartPartsInFlight => "multipart.parts.in.flight",
             Self::MaxRetries => "max.retries",
             Self::RetryTimeoutMs => "retry.timeout.ms",
             Self::RequestTimeoutMs => "request.timeout.ms",

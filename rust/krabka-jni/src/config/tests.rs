@@ -3,15 +3,17 @@ use {
     keys::ConfigKey::{
         AzureAccessKey, AzureAccount, AzureAllowHttp, AzureContainer, AzureEndpoint, AzureSasToken,
         Backend, FilesystemRoot, GcsAllowHttp, GcsBucket, GcsEndpoint, GcsServiceAccountKey,
-        GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartThresholdBytes,
-        NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId, S3AllowHttp, S3Bucket,
-        S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, S3SseKmsKeyId, S3StorageClass,
-        WormAllowPlainOnArchive, WormEnabled, WormKeyId, WormLogCheckpointIntervalMs,
-        WormLogOrigin, WormLogWitnesses, WormSigningKeyPath, WormTrustedKeys, WormWriteOnly,
+        GcsServiceAccountPath, MaxRetries, MultipartChunkSizeBytes, MultipartPartsInFlight,
+        MultipartThresholdBytes, NativeLibraryPath, Prefix, RequestTimeoutMs, S3AccessKeyId,
+        S3AllowHttp, S3Bucket, S3Endpoint, S3PathStyle, S3Region, S3SecretAccessKey, S3SseKmsKeyId,
+        S3StorageClass, WormAllowPlainOnArchive, WormEnabled, WormKeyId,
+        WormLogCheckpointIntervalMs, WormLogOrigin, WormLogWitnesses, WormSigningKeyPath,
+        WormTrustedKeys, WormWriteOnly,
     },
     krabka_object_store::{
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MULTIPART_CHUNK_SIZE,
         DEFAULT_MULTIPART_THRESHOLD, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_TIMEOUT,
+        store::DEFAULT_PARTS_IN_FLIGHT,
     },
 };
 
@@ -135,6 +137,8 @@ fn every_value_is_checked_whatever_the_backend() {
         (MultipartThresholdBytes, "0"),
         (MultipartThresholdBytes, "5368709121"),
         (MultipartChunkSizeBytes, "5242879"),
+        (MultipartPartsInFlight, "0"),
+        (MultipartPartsInFlight, "1025"),
         (RequestTimeoutMs, "0"),
         (RequestTimeoutMs, "soon"),
         (S3AllowHttp, "yes"),
@@ -155,6 +159,8 @@ fn every_value_is_checked_whatever_the_backend() {
         (MultipartThresholdBytes, "1"),
         (MultipartThresholdBytes, "5368709120"),
         (MultipartChunkSizeBytes, "5242880"),
+        (MultipartPartsInFlight, "1"),
+        (MultipartPartsInFlight, "1024"),
         (RequestTimeoutMs, " 1 "),
         (WormKeyId, "archive-2026_v1.2"),
         (WormKeyId, &"k".repeat(64)),
@@ -179,9 +185,11 @@ fn s3_keys_fill_the_s3_config() {
         (S3SecretAccessKey, "secret"),
         (Prefix, "kafka/cluster-1"),
         (MultipartThresholdBytes, "10485760"),
+        (MultipartPartsInFlight, "32"),
         (RequestTimeoutMs, "1500"),
     ]))
     .unwrap());
+    assert_eq!(s3.parts_in_flight, 32);
     assert_eq!(s3.bucket, "tiered");
     assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:8333"));
     assert!(s3.allow_http && s3.path_style);
@@ -196,6 +204,7 @@ fn unset_tuning_keys_take_the_object_store_defaults() {
     let s3 = s3(parse_backend(&entries(&S3)).unwrap());
     assert_eq!(s3.multipart_threshold, DEFAULT_MULTIPART_THRESHOLD);
     assert_eq!(s3.multipart_chunk_size, DEFAULT_MULTIPART_CHUNK_SIZE);
+    assert_eq!(s3.parts_in_flight, DEFAULT_PARTS_IN_FLIGHT);
     assert_eq!(s3.max_retries, DEFAULT_MAX_RETRIES);
     assert_eq!(s3.retry_timeout, DEFAULT_RETRY_TIMEOUT);
     assert_eq!(s3.request_timeout, DEFAULT_REQUEST_TIMEOUT);
@@ -382,6 +391,7 @@ fn azure_keys_fill_the_azure_config() {
                 (AzureAllowHttp, "true"),
                 (Prefix, "kafka/tier"),
                 (MultipartChunkSizeBytes, "8388608"),
+                (MultipartPartsInFlight, "3"),
                 (RequestTimeoutMs, "1500"),
             ],
         ))
@@ -396,6 +406,7 @@ fn azure_keys_fill_the_azure_config() {
     assert!(config.allow_http);
     assert_eq!(config.prefix.as_deref(), Some("kafka/tier"));
     assert_eq!(config.multipart_chunk_size, 8 * 1024 * 1024);
+    assert_eq!(config.parts_in_flight, 3);
     assert_eq!(
         config.request_timeout,
         std::time::Duration::from_millis(1500)

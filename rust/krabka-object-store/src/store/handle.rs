@@ -85,22 +85,37 @@ impl StoreHandle {
         let (prefix, multipart) = match config {
             ObjectStoreConfig::S3(s3) => (
                 s3.prefix.clone(),
-                Some((s3.multipart_threshold, s3.multipart_chunk_size)),
+                Some((
+                    s3.multipart_threshold,
+                    s3.multipart_chunk_size,
+                    s3.parts_in_flight,
+                )),
             ),
             ObjectStoreConfig::Gcs(gcs) => (
                 gcs.prefix.clone(),
-                Some((gcs.multipart_threshold, gcs.multipart_chunk_size)),
+                Some((
+                    gcs.multipart_threshold,
+                    gcs.multipart_chunk_size,
+                    gcs.parts_in_flight,
+                )),
             ),
             ObjectStoreConfig::Azure(azure) => (
                 azure.prefix.clone(),
-                Some((azure.multipart_threshold, azure.multipart_chunk_size)),
+                Some((
+                    azure.multipart_threshold,
+                    azure.multipart_chunk_size,
+                    azure.parts_in_flight,
+                )),
             ),
             _ => (None, None),
         };
         let mut handle = Self::new(store, prefix)?;
         handle.config = Some(config.clone());
-        if let Some((threshold, chunk)) = multipart {
-            handle.tuning = handle.tuning.with_multipart(threshold, chunk);
+        if let Some((threshold, chunk, parts)) = multipart {
+            handle.tuning = handle
+                .tuning
+                .with_multipart(threshold, chunk)
+                .with_parts_in_flight(parts);
         }
         if matches!(
             config,

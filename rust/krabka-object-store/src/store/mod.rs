@@ -38,7 +38,7 @@ pub use {
     runtime::StoreRuntime,
     tuning::{
         CreateOnlyParts, DEFAULT_FETCH_CHUNK_SIZE, DEFAULT_FETCH_PARALLELISM,
-        DEFAULT_PARTS_IN_FLIGHT, MAX_PARTS, Tuning,
+        DEFAULT_PARTS_IN_FLIGHT, MAX_PARTS, PartPlan, Tuning,
     },
 };
 

@@ -1,8 +1,9 @@
 //! Uploading one local file: a single PUT below the multipart threshold, a
 //! streamed multipart upload at or above it.
 //!
-//! The multipart path reads the file part by part and keeps at most
-//! `parts_in_flight` parts in memory: a part buffer is only filled after a
+//! The multipart path reads the file part by part, hashing each part on
+//! the thread that read it, and keeps at most the plan's parts in flight
+//! ([`Tuning::part_plan`]) in memory: a part buffer is only filled after a
 //! slot of the memory budget is free, and the slot is released when that
 //! part's request finishes. A failed or cancelled upload is aborted so no
 //! parts are left behind (as far as the server can still be reached).
@@ -12,7 +13,7 @@ use {
     super::{
         errors::to_store_error,
         pieces::{Ahead, PartCutter, Pieces, ReadPieces, joined, part_len},
-        tuning::{CreateOnlyParts, MAX_PARTS, Tuning},
+        tuning::{CreateOnlyParts, MAX_PARTS, PartPlan, Tuning},
     },
     bytes::Bytes,
     object_store::{
@@ -176,7 +177,7 @@ pub async fn upload(
                 return put_whole(store, key, bytes, mode, hash, cancel).await;
             }
             // One piece per part, each read into its own buffer.
-            let part = tuning.multipart_chunk_size.max(1);
+            let part = tuning.part_plan(Some(len)).part_size;
             let cutter = PartCutter::new(Box::new(ReadPieces::new(file, part)));
             (path, cutter, Some(len))
         }
@@ -410,16 +411,7 @@ pub async fn upload_multipart(
     cancel: &CancellationToken,
     hasher: Option<&mut Sha256>,
 ) -> Result<(PutResult, u64)> {
-    let chunk_size = tuning.multipart_chunk_size.max(1);
-    if let Some(len) = source.len {
-        let parts = len.div_ceil(chunk_size as u64);
-        if parts > MAX_PARTS {
-            return Err(StoreError::InvalidArgument(format!(
-                "{} is {len} bytes, which needs {parts} parts of {chunk_size} bytes; at most {MAX_PARTS} are allowed (raise multipart_chunk_size)",
-                source.path.display()
-            )));
-        }
-    }
+    let plan = tuning.part_plan(source.len);
     let mut upload = cancellable(cancel, key, async {
         store
             .put_multipart_opts(key, PutMultipartOptions::default())
@@ -427,16 +419,7 @@ pub async fn upload_multipart(
             .map_err(|e| to_store_error(e, "start of multipart upload of", key.as_ref()))
     })
     .await?;
-    let sent = send_parts(
-        &mut *upload,
-        key,
-        source,
-        chunk_size,
-        tuning,
-        cancel,
-        hasher,
-    )
-    .await;
+    let sent = send_parts(&mut *upload, key, source, plan, cancel, hasher).await;
     let outcome = match sent {
         Ok(len) => {
             // The completion makes the object visible: once sent it is
@@ -464,18 +447,20 @@ pub async fn upload_multipart(
     outcome
 }
 
-/// Reads the source part by part and uploads up to `parts_in_flight` parts
-/// concurrently. Returns the bytes sent, when every part is stored.
+/// Reads the source part by part and uploads up to `plan.in_flight` parts
+/// concurrently. Parts are numbered in the order they are read, whatever
+/// order their requests finish in. Returns the bytes sent, when every part
+/// is stored.
 async fn send_parts(
     upload: &mut dyn MultipartUpload,
     key: &Path,
     source: PartSource,
-    chunk_size: usize,
-    tuning: Tuning,
+    plan: PartPlan,
     cancel: &CancellationToken,
     mut hasher: Option<&mut Sha256>,
 ) -> Result<u64> {
-    let budget = Arc::new(Semaphore::new(tuning.parts_in_flight.max(1)));
+    let chunk_size = plan.part_size;
+    let budget = Arc::new(Semaphore::new(plan.in_flight));
     // Dropping the set (on error or cancellation) aborts the part requests.
     let mut in_flight: JoinSet<std::result::Result<(), object_store::Error>> = JoinSet::new();
     let PartSource {
@@ -497,7 +482,13 @@ async fn send_parts(
             }
             slot = Arc::clone(&budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
         };
-        let (cutter, part) = next_part(cutter, source.clone(), chunk_size).await?;
+        // The part is hashed on the thread that read it, not on the runtime.
+        let owned = hasher.as_deref_mut().map(std::mem::take);
+        let (cutter, part, owned) =
+            next_hashed_part(cutter, source.clone(), chunk_size, owned).await?;
+        if let (Some(hasher), Some(owned)) = (hasher.as_deref_mut(), owned) {
+            *hasher = owned;
+        }
         let len = part_len(&part);
         if len == 0 {
             break;
@@ -510,11 +501,6 @@ async fn send_parts(
             )));
         }
         sent += len as u64;
-        if let Some(hasher) = hasher.as_deref_mut() {
-            for piece in &part {
-                hasher.update(piece);
-            }
-        }
         let last = len < chunk_size;
         let part = upload.put_part(part.into_iter().collect::<PutPayload>());
         in_flight.spawn(async move {
@@ -582,6 +568,29 @@ async fn next_part(
             .next_part(size)
             .map_err(|e| StoreError::io("read", &path, e))?;
         Ok((cutter, part))
+    })
+    .await
+}
+
+/// [`next_part`], with the part fed to `hasher` on the same blocking thread.
+async fn next_hashed_part(
+    cutter: PartCutter,
+    path: PathBuf,
+    size: usize,
+    hasher: Option<Sha256>,
+) -> Result<(PartCutter, Vec<Bytes>, Option<Sha256>)> {
+    blocking(path, move |path| {
+        let mut cutter = cutter;
+        let part = cutter
+            .next_part(size)
+            .map_err(|e| StoreError::io("read", &path, e))?;
+        let hasher = hasher.map(|mut hasher| {
+            for piece in &part {
+                hasher.update(piece);
+            }
+            hasher
+        });
+        Ok((cutter, part, hasher))
     })
     .await
 }

@@ -176,6 +176,44 @@ fn large_files_stream_as_multipart_with_bounded_parts_in_flight() {
 }
 
 #[test]
+fn parts_stored_out_of_order_make_the_object_in_file_order() {
+    let f = fixture();
+    f.store.stats.part_delay_reversed_ms.store(3, SeqCst);
+    let tier = f
+        .tier
+        .with_multipart_tuning(64 * KIB as u64, 16 * KIB)
+        .with_upload_concurrency(8);
+    let log = pattern(40 * 16 * KIB + 5, 13);
+    let md = metadata(15);
+    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &log, false))
+        .unwrap();
+    let stored = f.store.stats.parts_stored.lock().unwrap().clone();
+    assert_eq!(stored.len(), 41);
+    assert!(
+        stored.windows(2).any(|pair| pair[0] > pair[1]),
+        "the parts were stored in order, so the test proves nothing: {stored:?}"
+    );
+    assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), log);
+}
+
+#[test]
+fn a_file_too_large_for_ten_thousand_parts_goes_up_in_larger_parts() {
+    let f = fixture();
+    let tier = f
+        .tier
+        .with_multipart_tuning(64, 16)
+        .with_upload_concurrency(4);
+    let log = pattern(200 * KIB, 17);
+    let md = metadata(16);
+    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &log, false))
+        .unwrap();
+    let parts = f.store.stats.parts.load(SeqCst);
+    assert!(parts <= 10_000, "{parts} parts");
+    assert!(parts > 9_000, "{parts} parts: larger than needed");
+    assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), log);
+}
+
+#[test]
 fn the_threshold_is_inclusive() {
     let f = fixture();
     // Every index of the fixture is below 200 bytes.

@@ -97,7 +97,8 @@ fn every_default_is_valid_for_its_own_key() {
 fn defaults_are_the_object_store_defaults() {
     let expect = [
         (ConfigKey::MultipartThresholdBytes, 16 * 1024 * 1024),
-        (ConfigKey::MultipartChunkSizeBytes, 16 * 1024 * 1024),
+        (ConfigKey::MultipartChunkSizeBytes, 5 * 1024 * 1024),
+        (ConfigKey::MultipartPartsInFlight, 16),
         (ConfigKey::MaxRetries, 10),
         (ConfigKey::RetryTimeoutMs, 180_000),
         (ConfigKey::RequestTimeoutMs, 30_000),
@@ -106,17 +107,19 @@ fn defaults_are_the_object_store_defaults() {
     for (key, value) in expect {
         assert_eq!(key.default_value(), Some(Value::Integer(value)), "{key}");
     }
-    // docs/object-store.md: one copy holds at most max(threshold, 4 x chunk); a
-    // threshold above one part would let a single PUT hold more than a part.
-    let (Some(Value::Integer(threshold)), Some(Value::Integer(chunk))) = (
+    // docs/object-store.md: one copy holds at most max(threshold, parts in
+    // flight x chunk); a threshold above the parts' budget would let a single
+    // PUT hold more than a multipart upload does.
+    let (Some(Value::Integer(threshold)), Some(Value::Integer(chunk)), Some(Value::Integer(parts))) = (
         ConfigKey::MultipartThresholdBytes.default_value(),
         ConfigKey::MultipartChunkSizeBytes.default_value(),
+        ConfigKey::MultipartPartsInFlight.default_value(),
     ) else {
         panic!("the multipart keys are integers with defaults");
     };
     assert!(
-        threshold <= chunk,
-        "threshold {threshold} above one part ({chunk})"
+        threshold <= chunk * parts,
+        "threshold {threshold} above the parts' budget ({parts} x {chunk})"
     );
 }
 

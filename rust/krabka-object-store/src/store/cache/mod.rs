@@ -88,8 +88,16 @@ use {
     },
 };
 
-/// Consecutive chunks read ahead in one GET at most.
-pub(super) const COALESCED_CHUNKS: usize = 8;
+/// Consecutive chunks read ahead in one GET at most: 8 MiB at the default
+/// chunk size, the byte-range size AWS recommends. A sequential reader's
+/// read-ahead reaches it once its depth has grown to twice this (it tops up
+/// in batches of half its depth), so a reader that keeps up with the cache
+/// asks in smaller GETs, and one that catches up in the largest.
+pub(super) const COALESCED_CHUNKS: usize = 16;
+
+/// Chunks of the next object warmed in one GET at most (see the `warm`
+/// module): what a reader that goes on into it reads first, no more.
+pub(super) const WARMED_CHUNKS: usize = 8;
 
 /// Objects whose version and size are remembered, and whose last read
 /// position is, at most; beyond, the memory is cleared and relearned.

@@ -351,10 +351,42 @@ fn a_catching_up_reader_reads_ahead_in_full_gets_not_a_fetch_at_a_time() {
     let stats = f.cache.stats();
     assert_eq!(stats.bytes_fetched, bytes.len() as u64, "{stats:?}");
     // The GETs before read-ahead begins, then one a full batch of 8 chunks.
-    let full_batches = chunks / COALESCED_CHUNKS as u64;
+    let full_batches = chunks / 8;
     assert!(
         stats.gets <= full_batches + 6,
         "{} GETs: {stats:?}",
+        stats.gets
+    );
+}
+
+#[test]
+fn a_deep_sequential_reader_reads_ahead_in_the_largest_gets() {
+    // A window of 32 chunks, topped up 16 at a time: each GET as large as
+    // read-ahead makes them.
+    let f = fixture(CacheConfig {
+        capacity_bytes: CHUNK * 256,
+        prefetch_in_flight: 16,
+        ..small(2 * COALESCED_CHUNKS)
+    });
+    let chunks = 256;
+    let bytes = pattern(chunks * CHUNK, 6);
+    f.put("a", bytes.clone());
+    let mut position = 0;
+    while position < bytes.len() as u64 {
+        let len = 2 * CHUNK;
+        assert_eq!(
+            f.read("a", position, len),
+            bytes[position as usize..(position + len) as usize]
+        );
+        position += len;
+        f.settle();
+    }
+    let stats = f.cache.stats();
+    assert_eq!(stats.bytes_fetched, bytes.len() as u64, "{stats:?}");
+    let largest = chunks / COALESCED_CHUNKS as u64;
+    assert!(
+        stats.gets <= largest + 4,
+        "{} GETs where {largest} of {COALESCED_CHUNKS} chunks would do: {stats:?}",
         stats.gets
     );
 }

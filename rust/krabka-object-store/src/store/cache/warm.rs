@@ -9,7 +9,7 @@
 //! the cache asks the object's tier what comes next ([`NextObjects`]) and
 //! fetches the first chunks of each of those objects ahead:
 //! - one unpinned ranged GET per object from position 0, of at most the
-//!   reader's read-ahead depth and at most [`COALESCED_CHUNKS`] chunks,
+//!   reader's read-ahead depth and at most [`WARMED_CHUNKS`] chunks,
 //!   never past the object's end; its answer tells the version and size,
 //!   remembered as a reader's first read would remember them;
 //! - counted and bounded as read-ahead: it takes one of the cache-wide
@@ -37,8 +37,8 @@
 
 use {
     super::{
-        COALESCED_CHUNKS, ChunkCache, ChunkKey, ChunkSource, Flight, ObjectId, ObjectInfo, Origin,
-        Pattern, StoreRuntime, owned_error, split_into_chunks,
+        ChunkCache, ChunkKey, ChunkSource, Flight, ObjectId, ObjectInfo, Origin, Pattern,
+        StoreRuntime, WARMED_CHUNKS, owned_error, split_into_chunks,
     },
     crate::store::{
         error::{Result, StoreError},
@@ -134,7 +134,7 @@ impl ChunkCache {
     /// version.
     pub(super) async fn warm(self: Arc<Self>, source: ObjectSource, depth: u64) {
         let object = ObjectAt::from(source.key.clone());
-        let chunks = depth.min(COALESCED_CHUNKS as u64);
+        let chunks = depth.min(WARMED_CHUNKS as u64);
         if let Some(info) = self.info(&object) {
             self.reread(source, info, chunks, depth);
             return;

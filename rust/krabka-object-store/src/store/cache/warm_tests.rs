@@ -190,7 +190,7 @@ fn a_reader_that_stops_before_the_window_reaches_the_end_reads_nothing_on() {
     );
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert!(held(&f, "b", 0), "b is warmed");
-    assert!(!held(&f, "b", COALESCED_CHUNKS as u64), "but only warmed");
+    assert!(!held(&f, "b", WARMED_CHUNKS as u64), "but only warmed");
 }
 
 #[test]
