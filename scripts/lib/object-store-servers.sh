@@ -109,6 +109,10 @@ install_litewitness() {
   (cd tests/tlog-interop && go build -mod=readonly -o "$GO_BIN/krabka-tlog-interop" .)
 }
 
+# KRABKA_WEED_VOLUME_MB sets SeaweedFS's volume size limit (weed mini's default: 128 MB). Every time its
+# volumes fill, SeaweedFS grows new ones, which stalls the write under way for a second: benchmarks that
+# write gigabytes set it higher (4096) so that no run pays for it. Not too high: SeaweedFS makes at most
+# free disk ÷ volume size volumes, and with a single one it cannot even create a bucket.
 # start_servers [seaweedfs [aws-rules]] [s3s] [gcs] [fake-gcs] [azurite] [litewitness]  (all but
 #                aws-rules, azurite and litewitness when none is named)
 #   litewitness  an independent C2SP tlog-witness with a fresh Ed25519 key in its own ssh-agent;
@@ -136,6 +140,7 @@ start_servers() {
           -dir="$SERVER_DIR/weed" -ip=127.0.0.1 -ip.bind=127.0.0.1 -admin.ui=false -webdav=false \
           -s3.port.iceberg=0 -s3.port.lance=0 -bucket=test \
           -s3.port="$s3" -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
+          ${KRABKA_WEED_VOLUME_MB:+-master.volumeSizeLimitMB="$KRABKA_WEED_VOLUME_MB"} \
           > "$SERVER_DIR/seaweedfs.log" 2>&1 &
         SERVER_PIDS+=($!)
         WEED_PORTS+=("$s3" "$master" "$volume" "$filer")

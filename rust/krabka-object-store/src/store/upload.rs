@@ -562,17 +562,12 @@ async fn next_part(
     path: PathBuf,
     size: usize,
 ) -> Result<(PartCutter, Vec<Bytes>)> {
-    blocking(path, move |path| {
-        let mut cutter = cutter;
-        let part = cutter
-            .next_part(size)
-            .map_err(|e| StoreError::io("read", &path, e))?;
-        Ok((cutter, part))
-    })
-    .await
+    let (cutter, part, _) = next_hashed_part(cutter, path, size, None).await?;
+    Ok((cutter, part))
 }
 
-/// [`next_part`], with the part fed to `hasher` on the same blocking thread.
+/// [`next_part`], with the part fed to `hasher` (when given) on the same
+/// blocking thread.
 async fn next_hashed_part(
     cutter: PartCutter,
     path: PathBuf,

@@ -121,7 +121,7 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// the store (a listing and a read after a clean shutdown), not on the CPU:
 /// loaded one by one, a broker leading thousands of partitions on an object
 /// store with tens of milliseconds per request would take minutes to be
-/// ready; 16 at once still took 31 s for 10,000 partitions at 25 ms.
+/// ready; 16 at once took 35.1 s for 10,000 partitions at 25 ms, 64 took 15.0 s.
 pub const DEFAULT_LOAD_CONCURRENCY: usize = 64;
 
 /// Settings of a [`StoreRemoteLogMetadataManager`].
