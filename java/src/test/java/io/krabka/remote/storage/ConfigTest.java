@@ -110,12 +110,18 @@ public class ConfigTest {
     }
 
     @Test
-    public void theMultipartThresholdDefaultsToOnePartAsOnTheNativeSide() {
-        // It was 100 MiB here and 16 MiB in Rust: each copy could buffer 100 MiB of native memory.
+    public void theMultipartDefaultsAreTheNativeSidesAndKeepASinglePutWithinThePartsBudget() {
+        // The threshold was 100 MiB here and 16 MiB in Rust: each copy could buffer 100 MiB of native
+        // memory. A single PUT holds its whole body, so it must hold no more than the parts in flight do.
         Map<String, String> entries = new KrabkaRemoteStorageManagerConfig(rsm(
                 "backend", "s3", "s3.bucket", "tiered", "s3.region", "r")).nativeEntries();
         assertEquals("16777216", entries.get("multipart.threshold.bytes"));
-        assertEquals(entries.get("multipart.chunk.size.bytes"), entries.get("multipart.threshold.bytes"));
+        assertEquals("5242880", entries.get("multipart.chunk.size.bytes"));
+        assertEquals("16", entries.get("multipart.parts.in.flight"));
+        long threshold = Long.parseLong(entries.get("multipart.threshold.bytes"));
+        long budget = Long.parseLong(entries.get("multipart.chunk.size.bytes"))
+                * Long.parseLong(entries.get("multipart.parts.in.flight"));
+        assertTrue(threshold + " above the parts' budget " + budget, threshold <= budget);
     }
 
     private static final Object[] S3 = {"backend", "s3", "s3.bucket", "archive", "s3.region", "r",
