@@ -151,6 +151,98 @@ fn scenario(manager: impl Fn() -> StoreRemoteLogMetadataManager + Sync) {
     }
 }
 
+/// Partition `p` of three topics (so the histories' directories sort by
+/// topic id, then by the partition number as text: 0, 1, 10, 11, ...).
+fn spread(p: i32) -> TopicIdPartition {
+    let topic = p % 3;
+    TopicIdPartition::new(
+        Uuid::from_u128(0xA000 + u128::try_from(topic).unwrap() * 0x1_0000_0000),
+        format!("spread-{topic}"),
+        p / 3,
+    )
+}
+
+/// `count` copied segments of `partition` from offset `first`, recorded by
+/// `broker`.
+fn copy_segments(
+    broker: &StoreRemoteLogMetadataManager,
+    partition: &TopicIdPartition,
+    first: i64,
+    count: i64,
+) {
+    for n in first..first + count {
+        let id = RemoteLogSegmentId::new(partition.clone(), Uuid::new_v4());
+        let segment = SegmentMetadataBuilder::new(partition, n * 100)
+            .segment_id(id.id)
+            .end_offset(n * 100 + 99)
+            .size(1000)
+            .epochs([(LeaderEpoch(0), n * 100)])
+            .build();
+        broker.add_remote_log_segment_metadata(segment).unwrap();
+        broker
+            .update_remote_log_segment_metadata(RemoteLogSegmentMetadataUpdate::new(
+                id,
+                1,
+                None,
+                CopySegmentFinished,
+                1,
+            ))
+            .unwrap();
+    }
+}
+
+/// Loads `partitions` as their leader and waits until every one is ready.
+fn lead_all(broker: &StoreRemoteLogMetadataManager, partitions: &[TopicIdPartition]) {
+    broker.on_partition_leadership_changes(&partitions.iter().cloned().collect(), &HashSet::new());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    for partition in partitions {
+        while !broker.is_ready(partition) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{partition} not ready"
+            );
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// A broker's restart from its checkpoint, with the store listing the
+/// histories of 150 partitions together (in ranges, on S3 and GCS): what
+/// another broker wrote while it was down wins over the checkpoint, and
+/// every answer is the history's.
+fn restart_from_checkpoint(manager: impl Fn(i32) -> StoreRemoteLogMetadataManager) {
+    let partitions: Vec<_> = (0..150).map(spread).collect();
+    let first = manager(1);
+    lead_all(&first, &partitions);
+    for (at, partition) in partitions.iter().enumerate() {
+        copy_segments(&first, partition, 0, 1 + i64::try_from(at % 3).unwrap());
+    }
+    first.close();
+    assert_eq!(first.metrics().checkpoints_written(), 1);
+    // Broker 2 leads while broker 1 is down and dies: partition 4 gets one
+    // segment more (records after the checkpoint), partition 5 six more (a
+    // newer snapshot; the checkpoint's records compacted away).
+    let second = manager(2);
+    lead_all(&second, &partitions[4..6]);
+    copy_segments(&second, &partitions[4], 10, 1);
+    copy_segments(&second, &partitions[5], 10, 6);
+    drop(second);
+
+    let restarted = manager(1);
+    lead_all(&restarted, &partitions);
+    for (at, partition) in partitions.iter().enumerate() {
+        let expected = 1 + at % 3 + [0, 1, 6][usize::from(at == 4) + 2 * usize::from(at == 5)];
+        let listed = restarted.list_remote_log_segments(partition).unwrap();
+        assert_eq!(listed.len(), expected, "{partition}");
+        assert!(listed.iter().all(|s| s.state() == CopySegmentFinished));
+    }
+    assert_eq!(
+        restarted.metrics().checkpoint_loads(),
+        149,
+        "every partition but the one with a newer snapshot"
+    );
+}
+
 fn config() -> StoreRlmmConfig {
     StoreRlmmConfig {
         snapshot_every: 8,
@@ -167,6 +259,59 @@ fn filesystem() {
     };
     scenario(|| {
         StoreRemoteLogMetadataManager::new(StoreHandle::from_config(&store).unwrap(), config())
+    });
+}
+
+fn numbered(broker: i32) -> StoreRlmmConfig {
+    StoreRlmmConfig {
+        broker_id: Some(broker),
+        ..config()
+    }
+}
+
+#[test]
+fn filesystem_restart_from_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ObjectStoreConfig::Local {
+        root: dir.path().to_owned(),
+    };
+    restart_from_checkpoint(|broker| {
+        StoreRemoteLogMetadataManager::new(
+            StoreHandle::from_config(&store).unwrap(),
+            numbered(broker),
+        )
+    });
+}
+
+#[test]
+fn seaweedfs_restart_from_a_checkpoint() {
+    let Some(server) = servers::seaweedfs("store_rlmm_seaweedfs_checkpoint") else {
+        return;
+    };
+    let mut s3 = server.config();
+    s3.prefix = Some(servers::unique_prefix("rlmm-checkpoint"));
+    let store = ObjectStoreConfig::S3(s3);
+    restart_from_checkpoint(|broker| {
+        StoreRemoteLogMetadataManager::new(
+            StoreHandle::from_config(&store).unwrap(),
+            numbered(broker),
+        )
+    });
+}
+
+#[test]
+fn gcs_test_server_restart_from_a_checkpoint() {
+    let Some(server) = servers::gcs("store_rlmm_gcs_checkpoint") else {
+        return;
+    };
+    let mut gcs = server.config();
+    gcs.prefix = Some(servers::unique_prefix("rlmm-checkpoint"));
+    let store = ObjectStoreConfig::Gcs(gcs);
+    restart_from_checkpoint(|broker| {
+        StoreRemoteLogMetadataManager::new(
+            StoreHandle::from_config(&store).unwrap(),
+            numbered(broker),
+        )
     });
 }
 

@@ -14,6 +14,11 @@ use {
     std::{path::PathBuf, time::Duration},
 };
 
+/// The entry the Java adapter adds with the broker's id (Kafka passes
+/// `node.id`, or `broker.id` before 4.4): it names the broker's checkpoint.
+/// The broker sets it, never an operator, so it is not in the key table.
+pub const BROKER_ID_ENTRY: &str = "node.id";
+
 /// Which metadata manager a `KrabkaRemoteLogMetadataManager` drives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MetadataConfig {
@@ -40,7 +45,18 @@ pub enum MetadataConfig {
 /// # Errors
 /// [`ConfigError`] naming the first bad key.
 pub fn parse_metadata(entries: &[(String, String)]) -> Result<MetadataConfig, ConfigError> {
-    let settings = Settings::check(Plugin::MetadataManager, entries)?;
+    let (broker, entries): (Vec<_>, Vec<_>) = entries
+        .iter()
+        .cloned()
+        .partition(|(key, _)| key == BROKER_ID_ENTRY);
+    let broker_id = broker.last().and_then(|(_, value)| {
+        let parsed = value.trim().parse::<i32>().ok();
+        if parsed.is_none() {
+            tracing::warn!(value = %value, "the broker's node.id is not a number: no remote log metadata checkpoint");
+        }
+        parsed
+    });
+    let settings = Settings::check(Plugin::MetadataManager, &entries)?;
     if settings.text(ConfigKey::MetadataManager) == Some("memory") {
         if !settings.flag(ConfigKey::MetadataMemoryLossOnRestartAccepted) {
             return Err(ConfigError::refused(
@@ -78,6 +94,7 @@ pub fn parse_metadata(entries: &[(String, String)]) -> Result<MetadataConfig, Co
             poll_interval: Duration::from_millis(poll_ms),
             keep_history: settings.flag(ConfigKey::MetadataHistoryKeep),
             load_concurrency: settings.integer(ConfigKey::MetadataLoadConcurrency)?,
+            broker_id,
             ..StoreRlmmConfig::default()
         },
     })
@@ -103,6 +120,7 @@ mod tests {
             ("metadata.poll.interval.ms", "250"),
             ("metadata.history.keep", "true"),
             ("metadata.load.concurrency", "200"),
+            ("node.id", "3"),
         ]))
         .unwrap();
         assert_eq!(
@@ -117,6 +135,7 @@ mod tests {
                     poll_interval: Duration::from_millis(250),
                     keep_history: true,
                     load_concurrency: 200,
+                    broker_id: Some(3),
                 },
             }
         );

@@ -26,6 +26,8 @@ pub struct MetadataMetrics {
     objects_compacted: AtomicU64,
     histories_erased: AtomicU64,
     deletes_of_absent_segments: AtomicU64,
+    checkpoints_written: AtomicU64,
+    checkpoint_loads: AtomicU64,
 }
 
 impl MetadataMetrics {
@@ -58,6 +60,14 @@ impl MetadataMetrics {
 
     pub(crate) fn compacted(&self, objects: u64) {
         self.objects_compacted.fetch_add(objects, Ordering::Relaxed);
+    }
+
+    pub(crate) fn checkpoint_written(&self) {
+        self.checkpoints_written.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn checkpoint_used(&self) {
+        self.checkpoint_loads.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn history_erased(&self) {
@@ -128,6 +138,19 @@ impl MetadataMetrics {
     #[must_use]
     pub fn deletes_of_absent_segments(&self) -> u64 {
         self.deletes_of_absent_segments.load(Ordering::Relaxed)
+    }
+
+    /// Checkpoints this broker wrote when it closed (the state of every
+    /// partition it held, in a few objects).
+    #[must_use]
+    pub fn checkpoints_written(&self) -> u64 {
+        self.checkpoints_written.load(Ordering::Relaxed)
+    }
+
+    /// Partitions loaded from this broker's checkpoint (no snapshot read).
+    #[must_use]
+    pub fn checkpoint_loads(&self) -> u64 {
+        self.checkpoint_loads.load(Ordering::Relaxed)
     }
 
     /// Every metric with its current value, always in the same order.
@@ -210,6 +233,20 @@ impl MetadataMetrics {
                     "DELETE_SEGMENT_STARTED/FINISHED updates of segments the history no longer holds, accepted without a record: a delete retried by a new leader, or finished by an old one, after another broker deleted the segment.",
                 ),
                 self.deletes_of_absent_segments() as f64,
+            ),
+            (
+                counter(
+                    "metadata-checkpoints-written-total",
+                    "Checkpoints written when the manager closed: the state of every partition the broker held, in a few objects read at its restart.",
+                ),
+                self.checkpoints_written() as f64,
+            ),
+            (
+                counter(
+                    "metadata-checkpoint-loads-total",
+                    "Partitions loaded from the broker's checkpoint, checked against a listing of their history (no snapshot read).",
+                ),
+                self.checkpoint_loads() as f64,
             ),
         ]
     }

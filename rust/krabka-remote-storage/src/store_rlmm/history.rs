@@ -47,6 +47,23 @@ pub(super) struct Listing {
 }
 
 impl Listing {
+    /// Adds `key`, listed under the partition's directory `dir`.
+    pub(super) fn add(&mut self, dir: &Path, key: Path) {
+        match PartitionKeys::kind_of(dir, &key) {
+            Some(KeyKind::Record(sequence)) => self.records.push(sequence),
+            Some(KeyKind::Snapshot(through)) => self.snapshots.push(through),
+            None => {}
+        }
+        self.keys.push(key);
+    }
+
+    /// Puts the records and snapshots in ascending order (a listing's
+    /// order is the store's).
+    pub(super) fn sort(&mut self) {
+        self.records.sort_unstable();
+        self.snapshots.sort_unstable();
+    }
+
     /// The newest snapshot's position (0: none).
     pub(super) fn newest_snapshot(&self) -> u64 {
         self.snapshots.last().copied().unwrap_or(0)
@@ -118,15 +135,9 @@ impl History {
                 .await
                 .map_err(|err| to_store_error(err, "listing of", dir.as_ref()))?
             {
-                match PartitionKeys::kind_of(&dir, &meta.location) {
-                    Some(KeyKind::Record(sequence)) => listing.records.push(sequence),
-                    Some(KeyKind::Snapshot(through)) => listing.snapshots.push(through),
-                    None => {}
-                }
-                listing.keys.push(meta.location);
+                listing.add(&dir, meta.location);
             }
-            listing.records.sort_unstable();
-            listing.snapshots.sort_unstable();
+            listing.sort();
             Ok(listing)
         });
         listed.map_err(spi_error)
@@ -292,17 +303,7 @@ impl History {
     }
 
     fn delete(&self, keys: Vec<Path>, what: &'static str) -> Result<usize> {
-        let count = keys.len();
-        if count == 0 {
-            return Ok(0);
-        }
-        let store = Arc::clone(self.store.store());
-        self.store
-            .runtime()
-            .run(async move { delete_keys(store, keys, what).await })
-            .map_err(spi_error)?
-            .map_err(spi_error)?;
-        Ok(count)
+        delete_objects(&self.store, keys, what)
     }
 
     /// Writes `snapshot`, create-only; a snapshot already at its key holds
@@ -321,37 +322,76 @@ impl History {
 
     /// One create-only PUT of `bytes` at `key`.
     fn create(&self, key: Path, bytes: Vec<u8>) -> Result<Written> {
-        let store = Arc::clone(self.store.store());
-        let put = self.store.runtime().run(async move {
-            create_only_put(
-                store.as_ref(),
-                &key,
-                Bytes::from(bytes),
-                &CancellationToken::new(),
-            )
-            .await
-        });
-        match put.map_err(spi_error)? {
-            Ok(_) => Ok(Written::Created),
-            Err(err) if err.class() == StoreErrorClass::AlreadyExists => Ok(Written::Lost),
-            Err(err) => Err(spi_error(err)),
-        }
+        create_object(&self.store, key, bytes)
     }
 
     /// The whole object at `key` if it exists and is at most `max` bytes.
     fn fetch(&self, key: Path, max: usize) -> Result<Option<Vec<u8>>> {
-        let store: Arc<dyn ObjectStore> = Arc::clone(self.store.store());
-        let fetched = self
-            .store
-            .runtime()
-            .run(async move { get_whole(store.as_ref(), &key, max).await });
-        fetched.map_err(spi_error)?.map_err(spi_error)
+        fetch_object(&self.store, key, max)
+    }
+}
+
+/// One create-only PUT of `bytes` at `key` in `store`.
+///
+/// # Errors
+/// The store's errors, but not that the key exists: that is [`Written::Lost`].
+pub(super) fn create_object(store: &StoreHandle, key: Path, bytes: Vec<u8>) -> Result<Written> {
+    let inner = Arc::clone(store.store());
+    let put = store.runtime().run(async move {
+        create_only_put(
+            inner.as_ref(),
+            &key,
+            Bytes::from(bytes),
+            &CancellationToken::new(),
+        )
+        .await
+    });
+    match put.map_err(spi_error)? {
+        Ok(_) => Ok(Written::Created),
+        Err(err) if err.class() == StoreErrorClass::AlreadyExists => Ok(Written::Lost),
+        Err(err) => Err(spi_error(err)),
     }
 }
 
 /// The whole object at `key` in `store` if it exists and is at most `max`
 /// bytes.
-async fn get_whole(
+///
+/// # Errors
+/// The store's errors; an object larger than `max`.
+pub(super) fn fetch_object(store: &StoreHandle, key: Path, max: usize) -> Result<Option<Vec<u8>>> {
+    let inner: Arc<dyn ObjectStore> = Arc::clone(store.store());
+    let fetched = store
+        .runtime()
+        .run(async move { get_whole(inner.as_ref(), &key, max).await });
+    fetched.map_err(spi_error)?.map_err(spi_error)
+}
+
+/// Deletes `keys` from `store` (`what` names them in errors); the number
+/// deleted.
+///
+/// # Errors
+/// The store's errors.
+pub(super) fn delete_objects(
+    store: &StoreHandle,
+    keys: Vec<Path>,
+    what: &'static str,
+) -> Result<usize> {
+    let count = keys.len();
+    if count == 0 {
+        return Ok(0);
+    }
+    let inner = Arc::clone(store.store());
+    store
+        .runtime()
+        .run(async move { delete_keys(inner, keys, what).await })
+        .map_err(spi_error)?
+        .map_err(spi_error)?;
+    Ok(count)
+}
+
+/// The whole object at `key` in `store` if it exists and is at most `max`
+/// bytes.
+pub(super) async fn get_whole(
     store: &dyn ObjectStore,
     key: &Path,
     max: usize,

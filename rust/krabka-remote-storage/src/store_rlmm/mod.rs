@@ -77,9 +77,11 @@
 //! # run().unwrap();
 //! ```
 
+mod checkpoint;
 mod history;
 mod keys;
 mod partition;
+mod ranges;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -88,15 +90,16 @@ pub use view::{HistoryView, UnreadableHistory, read_histories};
 
 use {
     self::{
-        history::History,
+        checkpoint::Checkpoints,
+        history::{History, Listing},
         partition::{PartitionState, StateSettings},
     },
     crate::{cache::RemoteLogMetadataCache, metrics::MetadataMetrics, store_bridge::spi_error},
     krabka_ids::LeaderEpoch,
     krabka_kafka::{
-        HistoryErasure, MetadataEvent, RemoteLogMetadataManager, RemoteLogSegmentMetadata,
-        RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata, RemoteStorageError, Result,
-        TopicIdPartition,
+        HistoryErasure, MetadataEvent, MetadataSnapshot, RemoteLogMetadataManager,
+        RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata,
+        RemoteStorageError, Result, TopicIdPartition,
     },
     krabka_object_store::{
         ObjectStoreConfig,
@@ -105,8 +108,11 @@ use {
     std::{
         collections::{HashMap, HashSet},
         fmt,
-        sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock},
-        time::Duration,
+        sync::{
+            Arc, Mutex, MutexGuard, PoisonError, RwLock,
+            atomic::{AtomicBool, Ordering},
+        },
+        time::{Duration, SystemTime},
     },
 };
 
@@ -145,6 +151,10 @@ pub struct StoreRlmmConfig {
     /// thread of its own (default [`DEFAULT_LOAD_CONCURRENCY`]; at least
     /// 1).
     pub load_concurrency: usize,
+    /// The broker this manager runs in (Kafka passes `node.id`): names its
+    /// checkpoint, the state of every partition it held written when it
+    /// closes and read when it restarts. `None` (default): no checkpoint.
+    pub broker_id: Option<i32>,
 }
 
 impl Default for StoreRlmmConfig {
@@ -155,6 +165,7 @@ impl Default for StoreRlmmConfig {
             poll_interval: DEFAULT_POLL_INTERVAL,
             keep_history: false,
             load_concurrency: DEFAULT_LOAD_CONCURRENCY,
+            broker_id: None,
         }
     }
 }
@@ -166,6 +177,10 @@ const CLOSE_SNAPSHOT_BUDGET: Duration = Duration::from_secs(30);
 /// One partition's state; `None` until loaded, and again after a failure
 /// left it unlike the history.
 type Slot = Arc<Mutex<Option<PartitionState>>>;
+
+/// A partition a background load will load: its listing when it was
+/// listed with others, its entry in this broker's checkpoint.
+type QueuedLoad = (TopicIdPartition, Option<Listing>, Option<MetadataSnapshot>);
 
 /// A durable [`RemoteLogMetadataManager`] keeping each partition's
 /// history in a store, with Kafka's lifecycle rules: append-only records
@@ -196,6 +211,14 @@ pub struct StoreRemoteLogMetadataManager {
     metrics: Arc<MetadataMetrics>,
     /// Whether the history is compacted, once known.
     compacts: Arc<std::sync::OnceLock<bool>>,
+    /// Partitions a background load will load: not ready, and not loaded
+    /// by `is_ready` meanwhile.
+    pending: Arc<Mutex<HashSet<TopicIdPartition>>>,
+    /// Whether this broker's checkpoint was read (by the first load).
+    checkpoint_read: Arc<AtomicBool>,
+    /// Whether partitions loaded together are listed in ranges (the store
+    /// lists from an offset).
+    lists_ranges: bool,
 }
 
 impl fmt::Debug for StoreRemoteLogMetadataManager {
@@ -213,12 +236,15 @@ impl StoreRemoteLogMetadataManager {
     pub fn new(store: StoreHandle, mut config: StoreRlmmConfig) -> Self {
         config.snapshot_every = config.snapshot_every.max(1);
         Self {
+            lists_ranges: ranges::lists_from_an_offset(&store),
             store,
             config,
             partitions: Arc::default(),
             leaders: Arc::default(),
             metrics: Arc::default(),
             compacts: Arc::default(),
+            pending: Arc::default(),
+            checkpoint_read: Arc::default(),
         }
     }
 
@@ -227,6 +253,15 @@ impl StoreRemoteLogMetadataManager {
     #[must_use]
     pub fn with_metrics(mut self, metrics: Arc<MetadataMetrics>) -> Self {
         self.metrics = metrics;
+        self
+    }
+
+    /// The same manager listing partitions loaded together in ranges
+    /// whatever its store (an in-memory store lists from an offset by
+    /// filtering a whole listing: right, if not fast).
+    #[cfg(test)]
+    fn listing_ranges(mut self) -> Self {
+        self.lists_ranges = true;
         self
     }
 
@@ -426,24 +461,185 @@ impl StoreRemoteLogMetadataManager {
         self.with_state(&partition, |state, _| state.append(event))
     }
 
-    /// Loads the partitions `queue` hands out, one after the other, until it
-    /// is empty; any number of threads share one queue. Failures are logged
-    /// (the partition stays not ready, and its first use tries again).
-    fn preload(&self, queue: &Mutex<std::vec::IntoIter<TopicIdPartition>>) {
+    /// Loads `partitions` (marked pending) on up to `load_concurrency`
+    /// threads: their directories listed together where the store lists
+    /// from an offset (a few listings for thousands of partitions), each
+    /// started from this broker's checkpoint where a listing shows it is
+    /// still the state (the first load after a start only), then the records
+    /// after it. Failures are logged (the partition stays not ready, and its
+    /// first use tries again).
+    fn load_all(&self, partitions: Vec<TopicIdPartition>) {
+        let mut checkpoint = self.read_checkpoint();
+        let mut listings = if self.lists_ranges && self.compacts() {
+            ranges::scan_many(
+                &self.store,
+                &self.config.root,
+                &partitions,
+                self.config.load_concurrency,
+            )
+            .unwrap_or_else(|err| {
+                tracing::warn!(
+                    error = %err,
+                    "could not list the remote log metadata of {} partitions together; listing each alone",
+                    partitions.len()
+                );
+                HashMap::new()
+            })
+        } else {
+            HashMap::new()
+        };
+        let work: Vec<_> = partitions
+            .into_iter()
+            .map(|partition| {
+                let listing = listings.remove(&partition);
+                let checkpointed = checkpoint.remove(&partition);
+                (partition, listing, checkpointed)
+            })
+            .collect();
+        drop(checkpoint);
+        let threads = work.len().min(self.config.load_concurrency.max(1));
+        let queue = Mutex::new(work.into_iter());
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let spawned = std::thread::Builder::new()
+                    .name("krabka-rlmm-load".to_owned())
+                    .spawn_scoped(scope, || self.load_queued(&queue));
+                if let Err(err) = spawned {
+                    // The threads already started load everything; with none,
+                    // partitions load on first use.
+                    tracing::warn!(
+                        error = %err,
+                        "could not start a remote log metadata loading thread"
+                    );
+                    break;
+                }
+            }
+        });
+        // What no thread reached loads on first use.
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        for (partition, _, _) in queue.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            pending.remove(&partition);
+        }
+    }
+
+    /// Loads the partitions `queue` hands out until it is empty; any number
+    /// of threads share one queue.
+    fn load_queued(&self, queue: &Mutex<std::vec::IntoIter<QueuedLoad>>) {
         loop {
             let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
-            let Some(partition) = next else {
+            let Some((partition, listing, checkpointed)) = next else {
                 return;
             };
             let slot = self.slot(&partition);
             let mut guard = lock(&slot);
-            if let Err(err) = self.loaded(&partition, &mut guard) {
-                tracing::warn!(
-                    %partition,
-                    error = %err,
-                    "could not load the remote log metadata; the partition is not ready yet"
+            if guard.is_none() {
+                let history =
+                    History::new(self.store.clone(), &self.config.root, partition.clone());
+                let loaded = match (listing, checkpointed) {
+                    (Some(listing), checkpointed) => PartitionState::load_listed(
+                        history,
+                        self.settings(),
+                        &listing,
+                        checkpointed,
+                    ),
+                    (None, Some(checkpointed)) => history.scan().and_then(|listing| {
+                        PartitionState::load_listed(
+                            history,
+                            self.settings(),
+                            &listing,
+                            Some(checkpointed),
+                        )
+                    }),
+                    (None, None) => PartitionState::load(history, self.settings()),
+                };
+                match loaded {
+                    Ok(state) => *guard = Some(state),
+                    Err(err) => tracing::warn!(
+                        %partition,
+                        error = %err,
+                        "could not load the remote log metadata; the partition is not ready yet"
+                    ),
+                }
+            }
+            drop(guard);
+            self.pending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&partition);
+        }
+    }
+
+    /// This broker's newest checkpoint, once: the first load after a start
+    /// reads it, later ones find nothing (what they load, this broker led or
+    /// followed since). Empty without a broker id, on a history kept whole,
+    /// or when it cannot be read (logged; partitions then load alone).
+    fn read_checkpoint(&self) -> HashMap<TopicIdPartition, MetadataSnapshot> {
+        let Some(broker) = self.config.broker_id else {
+            return HashMap::new();
+        };
+        if self.checkpoint_read.swap(true, Ordering::SeqCst) || !self.compacts() {
+            return HashMap::new();
+        }
+        match Checkpoints::new(self.store.clone(), &self.config.root, broker).read_newest() {
+            Ok(found) => {
+                tracing::info!(
+                    broker,
+                    partitions = found.len(),
+                    "read the remote log metadata checkpoint"
+                );
+                found
+            }
+            Err(err) => {
+                tracing::warn!(broker, error = %err, "could not read the remote log metadata checkpoint; partitions load from their histories");
+                HashMap::new()
+            }
+        }
+    }
+
+    /// Writes this broker's checkpoint: the state of every partition it
+    /// holds (loaded and the history's), so that its restart reads a few
+    /// objects instead of a snapshot per partition. Only with a broker id,
+    /// on a compacted history (an archive keeps its histories whole and
+    /// loads them alone). A failure is logged: a restart without it loads
+    /// each partition from its history.
+    fn write_checkpoint(&self) {
+        let Some(broker) = self.config.broker_id else {
+            return;
+        };
+        if !self.compacts() {
+            return;
+        }
+        let slots: Vec<Slot> = read(&self.partitions).values().cloned().collect();
+        let snapshots: Vec<_> = slots
+            .iter()
+            .filter_map(|slot| lock(slot).as_ref().and_then(PartitionState::checkpoint))
+            .collect();
+        if snapshots.is_empty() {
+            return;
+        }
+        let written_ms = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            });
+        match Checkpoints::new(self.store.clone(), &self.config.root, broker)
+            .write(&snapshots, written_ms, true)
+        {
+            Ok(written) => {
+                self.metrics.checkpoint_written();
+                tracing::info!(
+                    broker,
+                    partitions = written.partitions,
+                    parts = written.parts,
+                    bytes = written.bytes,
+                    "wrote the remote log metadata checkpoint"
                 );
             }
+            Err(err) => tracing::warn!(
+                broker,
+                error = %err,
+                "could not write the remote log metadata checkpoint; the next start loads each partition from its history"
+            ),
         }
     }
 
@@ -561,6 +757,15 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
     /// loaded by another thread is loaded here (the broker asks from its
     /// task threads, never from its metadata thread).
     fn is_ready(&self, partition: &TopicIdPartition) -> bool {
+        if self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(partition)
+        {
+            // A background load will load it.
+            return false;
+        }
         let slot = self.slot(partition);
         let Ok(mut guard) = slot.try_lock() else {
             // Being loaded (or written) by another thread right now.
@@ -597,22 +802,24 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
             *lock(&self.slot(partition)) = None;
         }
         let partitions: Vec<_> = leaders.iter().chain(followers).cloned().collect();
-        let threads = partitions.len().min(self.config.load_concurrency.max(1));
-        let queue = Arc::new(Mutex::new(partitions.into_iter()));
-        for _ in 0..threads {
-            let manager = self.clone();
-            let queue = Arc::clone(&queue);
-            let spawned = std::thread::Builder::new()
-                .name("krabka-rlmm-load".to_owned())
-                .spawn(move || manager.preload(&queue));
-            if let Err(err) = spawned {
-                // The threads already started load everything; with none,
-                // partitions load on first use.
-                tracing::warn!(
-                    error = %err,
-                    "could not start a remote log metadata loading thread"
-                );
-                break;
+        if partitions.is_empty() {
+            return;
+        }
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(partitions.iter().cloned());
+        let manager = self.clone();
+        let loading = partitions.clone();
+        let spawned = std::thread::Builder::new()
+            .name("krabka-rlmm-load".to_owned())
+            .spawn(move || manager.load_all(loading));
+        if let Err(err) = spawned {
+            // The partitions load on first use.
+            tracing::warn!(error = %err, "could not start the remote log metadata loading");
+            let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            for partition in &partitions {
+                pending.remove(partition);
             }
         }
     }
@@ -700,5 +907,6 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
     fn close(&self) {
         let led: Vec<_> = read(&self.leaders).iter().cloned().collect();
         self.snapshot_partitions(led, CLOSE_SNAPSHOT_BUDGET);
+        self.write_checkpoint();
     }
 }

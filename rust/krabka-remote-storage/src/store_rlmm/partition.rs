@@ -5,7 +5,7 @@
 //! whole history before it writes it at the next position.
 
 use {
-    super::history::{History, Written},
+    super::history::{History, Listing, Written},
     crate::{cache::RemoteLogMetadataCache, dump::PartitionDump, metrics::MetadataMetrics},
     krabka_kafka::{
         MetadataEvent, MetadataRecord, MetadataSnapshot, RemoteLogSegmentState, RemoteStorageError,
@@ -71,39 +71,9 @@ impl PartitionState {
         let started = Instant::now();
         for _ in 0..LOAD_ATTEMPTS {
             let listing = history.scan()?;
-            let through = listing.newest_snapshot();
-            let cache = if through == 0 {
-                RemoteLogMetadataCache::new(history.partition().clone())
-            } else {
-                match history.read_snapshot(through)? {
-                    Some(snapshot) => restore(snapshot.partition.clone(), snapshot)?,
-                    // Compacted since it was listed: a newer one exists.
-                    None => continue,
-                }
-            };
-            let Some(tail) = history.read_records(&listing.run_after(through))? else {
-                continue;
-            };
-            let mut state = Self {
-                history,
-                cache,
-                applied: through,
-                snapshot_at: through,
-                compacted_at: listing.snapshots.first().copied().unwrap_or(0),
-                refreshed: Instant::now(),
-                settings,
-                stale: false,
-            };
-            state
-                .settings
-                .metrics
-                .listed_records_read(u64::try_from(tail.len()).unwrap_or(u64::MAX));
-            for record in &tail {
-                state.apply_record(record);
+            if let Some(state) = Self::from_listing(&history, &settings, &listing, None, started)? {
+                return Ok(state);
             }
-            state.snapshot_if_due();
-            state.settings.metrics.partition_loaded(started.elapsed());
-            return Ok(state);
         }
         Err(RemoteStorageError::Backend {
             message: format!(
@@ -112,6 +82,117 @@ impl PartitionState {
             ),
             source: None,
         })
+    }
+
+    /// The state of a partition whose directory `listing` shows (listed
+    /// with others: see `ranges`), starting from `checkpointed` (its entry in
+    /// this broker's checkpoint) where the listing shows it is still the
+    /// state there: no snapshot after it, and the history reaching it.
+    /// Otherwise, or when something listed is gone, as [`load`](Self::load).
+    ///
+    /// # Errors
+    /// As [`load`](Self::load).
+    pub(super) fn load_listed(
+        history: History,
+        settings: StateSettings,
+        listing: &Listing,
+        checkpointed: Option<MetadataSnapshot>,
+    ) -> Result<Self> {
+        let started = Instant::now();
+        let checkpointed = checkpointed.filter(|snapshot| {
+            let reached = listing
+                .records
+                .last()
+                .copied()
+                .unwrap_or(0)
+                .max(listing.newest_snapshot());
+            snapshot.through >= listing.newest_snapshot() && snapshot.through <= reached
+        });
+        match Self::from_listing(&history, &settings, listing, checkpointed, started)? {
+            Some(state) => Ok(state),
+            None => Self::load(history, settings),
+        }
+    }
+
+    /// The state `listing` shows: from `base` when given (a state at least as
+    /// new as the newest snapshot listed), else the newest snapshot listed,
+    /// then the records listed after it, read together. `None` when one of
+    /// them is gone (compacted since it was listed).
+    fn from_listing(
+        history: &History,
+        settings: &StateSettings,
+        listing: &Listing,
+        base: Option<MetadataSnapshot>,
+        started: Instant,
+    ) -> Result<Option<Self>> {
+        let from_checkpoint = base.is_some();
+        let base = match base {
+            Some(snapshot) => Some(snapshot),
+            None => match listing.newest_snapshot() {
+                0 => None,
+                through => match history.read_snapshot(through)? {
+                    Some(snapshot) => Some(snapshot),
+                    None => return Ok(None),
+                },
+            },
+        };
+        let through = base.as_ref().map_or(0, |snapshot| snapshot.through);
+        let cache = match base {
+            Some(snapshot) => restore(snapshot.partition.clone(), snapshot)?,
+            None => RemoteLogMetadataCache::new(history.partition().clone()),
+        };
+        let Some(tail) = history.read_records(&listing.run_after(through))? else {
+            return Ok(None);
+        };
+        let mut state = Self {
+            history: history.clone(),
+            cache,
+            applied: through,
+            // A checkpoint's state need not be a snapshot in the store.
+            snapshot_at: if from_checkpoint {
+                listing.newest_snapshot()
+            } else {
+                through
+            },
+            compacted_at: listing.snapshots.first().copied().unwrap_or(0),
+            refreshed: Instant::now(),
+            settings: settings.clone(),
+            stale: false,
+        };
+        if from_checkpoint {
+            state.settings.metrics.checkpoint_used();
+        }
+        state
+            .settings
+            .metrics
+            .listed_records_read(u64::try_from(tail.len()).unwrap_or(u64::MAX));
+        for record in &tail {
+            state.apply_record(record);
+        }
+        state.snapshot_if_due();
+        state.settings.metrics.partition_loaded(started.elapsed());
+        Ok(Some(state))
+    }
+
+    /// The state as a snapshot for this broker's checkpoint: `None` when
+    /// there is nothing (no record applied) or the state is not the
+    /// history's.
+    pub(super) fn checkpoint(&self) -> Option<MetadataSnapshot> {
+        if self.applied == 0 || self.stale {
+            return None;
+        }
+        Some(self.snapshot())
+    }
+
+    /// The state through the last record applied.
+    fn snapshot(&self) -> MetadataSnapshot {
+        let dump = self.cache.dump();
+        MetadataSnapshot {
+            partition: dump.topic_id_partition,
+            through: self.applied,
+            segments: dump.segments,
+            delete_state: dump.delete_state,
+        }
     }
 
     /// Writes a snapshot of the state unless the newest one already holds
@@ -329,13 +410,7 @@ impl PartitionState {
     /// snapshot only shortens the next load, and a compaction not done is
     /// done by the next one.
     fn write_snapshot(&mut self) {
-        let dump = self.cache.dump();
-        let snapshot = MetadataSnapshot {
-            partition: dump.topic_id_partition,
-            through: self.applied,
-            segments: dump.segments,
-            delete_state: dump.delete_state,
-        };
+        let snapshot = self.snapshot();
         if let Err(err) = self.history.write_snapshot(&snapshot) {
             tracing::warn!(
                 partition = %snapshot.partition,

@@ -937,3 +937,211 @@ fn a_writer_behind_a_compaction_is_fenced_not_written_below_it() {
     assert_eq!(listed[0].start_offset(), 0);
     assert_eq!(listed[0].state(), DeleteSegmentStarted);
 }
+
+/// `count` copied segments of partition `partition`.
+fn write_partition(manager: &StoreRemoteLogMetadataManager, partition: i32, count: u128) {
+    for id in 0..count {
+        let start = i64::try_from(id).unwrap() * 100;
+        let segment_id = u128::try_from(partition).unwrap() * 1_000 + id + 1;
+        manager
+            .add_remote_log_segment_metadata(
+                SegmentMetadataBuilder::new(&tp(partition), start)
+                    .segment_id(Uuid::from_u128(segment_id))
+                    .end_offset(start + 99)
+                    .size(100)
+                    .epochs([(LeaderEpoch(0), start)])
+                    .build(),
+            )
+            .unwrap();
+        manager
+            .update_remote_log_segment_metadata(RemoteLogSegmentMetadataUpdate::new(
+                RemoteLogSegmentId::new(tp(partition), Uuid::from_u128(segment_id)),
+                7,
+                None,
+                CopySegmentFinished,
+                2,
+            ))
+            .unwrap();
+    }
+}
+
+/// A broker with id `id` over `bucket`, listing partitions in ranges.
+fn numbered(bucket: &Bucket, id: i32) -> StoreRemoteLogMetadataManager {
+    bucket
+        .manager(StoreRlmmConfig {
+            broker_id: Some(id),
+            snapshot_every: 8,
+            ..StoreRlmmConfig::default()
+        })
+        .listing_ranges()
+}
+
+/// Leadership of `partitions` reported to `manager`, then every one ready.
+fn lead(manager: &StoreRemoteLogMetadataManager, partitions: &[TopicIdPartition]) {
+    manager.on_partition_leadership_changes(&partitions.iter().cloned().collect(), &HashSet::new());
+    for partition in partitions {
+        assert!(wait_ready(manager, partition), "{partition}");
+    }
+}
+
+#[test]
+fn a_restart_from_a_checkpoint_reads_a_few_objects_for_every_partition() {
+    let bucket = Bucket::new();
+    let partitions: Vec<_> = (0..100).map(tp).collect();
+    let broker = numbered(&bucket, 1);
+    lead(&broker, &partitions);
+    for partition in 0..100 {
+        // 3 segments: 6 records, below a snapshot (every 8).
+        write_partition(&broker, partition, 3);
+    }
+    broker.close();
+    assert_eq!(broker.metrics().checkpoints_written(), 1);
+    assert!(
+        bucket
+            .keys()
+            .iter()
+            .any(|key| key.starts_with("tier/remote-log-metadata/_checkpoints/1/")),
+        "{:?}",
+        bucket.keys()
+    );
+
+    let restarted = numbered(&bucket, 1);
+    lead(&restarted, &partitions);
+    for partition in &partitions {
+        let listed = restarted.list_remote_log_segments(partition).unwrap();
+        assert_eq!(listed.len(), 3, "{partition}");
+        assert!(listed.iter().all(|s| s.state() == CopySegmentFinished));
+    }
+    assert_eq!(restarted.metrics().checkpoint_loads(), 100);
+    assert_eq!(restarted.metrics().records_read(), 0);
+    let requests = restarted.store_requests();
+    assert_eq!(
+        requests.count(Operation::Get, Outcome::Ok),
+        1,
+        "the checkpoint's one part, and no snapshot"
+    );
+    // The archive probe check, the checkpoint's listing, and 64 ranges at
+    // most: never one a partition.
+    let lists = requests.count(Operation::List, Outcome::Ok);
+    assert!(lists <= 2 + 64, "{lists} listings");
+
+    // Without ranges (a filesystem), one listing a partition and still no
+    // snapshot read.
+    restarted.close();
+    let alone = bucket.manager(StoreRlmmConfig {
+        broker_id: Some(1),
+        snapshot_every: 8,
+        ..StoreRlmmConfig::default()
+    });
+    lead(&alone, &partitions);
+    assert_eq!(alone.list_remote_log_segments(&tp(42)).unwrap().len(), 3);
+    assert_eq!(alone.metrics().checkpoint_loads(), 100);
+    assert_eq!(alone.store_requests().count(Operation::Get, Outcome::Ok), 1);
+}
+
+#[test]
+fn a_checkpoint_behind_the_history_gives_way_to_what_was_written_since() {
+    let bucket = Bucket::new();
+    let partitions: Vec<_> = (0..4).map(tp).collect();
+    let first = numbered(&bucket, 1);
+    lead(&first, &partitions);
+    for partition in 0..4 {
+        write_partition(&first, partition, 2);
+    }
+    first.close();
+
+    // While broker 1 is down, broker 2 leads: partition 1 gets one more
+    // segment (a record after the checkpoint), partition 2 ten more (a newer
+    // snapshot, the checkpoint's records compacted away), partition 3's
+    // history is erased by hand (shorter than the checkpoint says).
+    let second = numbered(&bucket, 2);
+    lead(&second, &partitions);
+    let more = |partition: i32, count: u128| {
+        for id in 0..count {
+            let start = 1_000 + i64::try_from(id).unwrap() * 100;
+            let segment_id = 900_000 + u128::try_from(partition).unwrap() * 1_000 + id;
+            second
+                .add_remote_log_segment_metadata(
+                    SegmentMetadataBuilder::new(&tp(partition), start)
+                        .segment_id(Uuid::from_u128(segment_id))
+                        .end_offset(start + 99)
+                        .size(100)
+                        .epochs([(LeaderEpoch(1), start)])
+                        .build(),
+                )
+                .unwrap();
+        }
+    };
+    more(1, 1);
+    more(2, 10);
+    // Broker 2 dies: no snapshot on its way out.
+    drop(second);
+    for key in bucket.keys() {
+        if key.contains(&format!(
+            "{}-3/",
+            krabka_kafka::kafka_uuid(Uuid::from_u128(1))
+        )) {
+            bucket.delete(&key);
+        }
+    }
+
+    let restarted = numbered(&bucket, 1);
+    lead(&restarted, &partitions);
+    let count = |partition: i32| {
+        restarted
+            .list_remote_log_segments(&tp(partition))
+            .unwrap()
+            .len()
+    };
+    assert_eq!(count(0), 2);
+    assert_eq!(count(1), 3);
+    assert_eq!(count(2), 12);
+    assert_eq!(
+        count(3),
+        0,
+        "the history is gone: the checkpoint must not bring it back"
+    );
+    // Partitions 0 and 1 start from the checkpoint; 2 and 3 from their
+    // histories.
+    assert_eq!(restarted.metrics().checkpoint_loads(), 2);
+}
+
+#[test]
+fn an_unreadable_checkpoint_leaves_every_partition_to_its_history() {
+    let bucket = Bucket::new();
+    let partitions: Vec<_> = (0..3).map(tp).collect();
+    let broker = numbered(&bucket, 1);
+    lead(&broker, &partitions);
+    for partition in 0..3 {
+        write_partition(&broker, partition, 2);
+    }
+    broker.close();
+    let part = bucket
+        .keys()
+        .into_iter()
+        .find(|key| key.contains("/_checkpoints/1/"))
+        .unwrap();
+    let store = bucket.0.clone();
+    krabka_object_store::store::StoreRuntime::new(1)
+        .unwrap()
+        .block_on(async move {
+            store
+                .put(
+                    &Path::from(part),
+                    b"KRMC\x01\0\0\0\x09garbage".to_vec().into(),
+                )
+                .await
+                .unwrap();
+            Ok(())
+        })
+        .unwrap();
+    let restarted = numbered(&bucket, 1);
+    lead(&restarted, &partitions);
+    for partition in &partitions {
+        assert_eq!(
+            restarted.list_remote_log_segments(partition).unwrap().len(),
+            2
+        );
+    }
+    assert_eq!(restarted.metrics().checkpoint_loads(), 0);
+}

@@ -78,6 +78,10 @@ pub fn read_histories(
     let mut views = Vec::new();
     let mut unreadable = Vec::new();
     for (dir, (keys, last_written_ms)) in dirs {
+        if dir == super::checkpoint::CHECKPOINT_DIR {
+            // Brokers' checkpoints: copies of histories' states, no history.
+            continue;
+        }
         let dir_key = format!("{root_key}/{dir}");
         let Some((topic_id, partition)) = parse_dir(&dir) else {
             unreadable.push(UnreadableHistory {

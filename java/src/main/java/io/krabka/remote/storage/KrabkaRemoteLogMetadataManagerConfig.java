@@ -48,7 +48,12 @@ public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
             }
         }
         adminClient = Collections.unmodifiableMap(client);
+        Object node = configs.get("node.id");
+        brokerId = node != null ? node : configs.get("broker.id");
     }
+
+    /** The broker's id as the broker passed it ({@code node.id}, or {@code broker.id} before 4.4), or null. */
+    private final Object brokerId;
 
     /** The metadata listener's client keys, prefix removed. */
     private final Map<String, Object> adminClient;
@@ -74,7 +79,8 @@ public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
 
     /**
      * The entries the native library reads ({@link ConfigKeys#NATIVE_METADATA_KEYS}), as strings,
-     * with defaults included and secrets revealed.
+     * with defaults included and secrets revealed, and the broker's {@code node.id} (which names the
+     * broker's checkpoint of its partitions' metadata).
      */
     Map<String, String> nativeEntries() {
         Map<String, String> entries = new LinkedHashMap<>();
@@ -86,6 +92,10 @@ public final class KrabkaRemoteLogMetadataManagerConfig extends AbstractConfig {
             if (value != null) {
                 entries.put(key, value.toString());
             }
+        }
+        // The broker's id names its checkpoint in the store (read at its restart).
+        if (brokerId != null && !inMemory()) {
+            entries.put("node.id", brokerId.toString());
         }
         return Collections.unmodifiableMap(entries);
     }

@@ -196,6 +196,11 @@ public class ConfigTest {
         // partition's topic was deleted.
         assertEquals(Map.of("bootstrap.servers", "localhost:9092", "security.protocol", "PLAINTEXT"),
                 new KrabkaRemoteLogMetadataManagerConfig(config).adminClientConfig());
+        // The broker's id names its checkpoint in the store: node.id, or broker.id from Kafka 4.0.
+        config.put("node.id", 7);
+        assertEquals("7", new KrabkaRemoteLogMetadataManagerConfig(config).nativeEntries().get("node.id"));
+        config.remove("node.id");
+        assertEquals("1", new KrabkaRemoteLogMetadataManagerConfig(config).nativeEntries().get("node.id"));
         config.put("remote.log.metadata.topic.replication.factor", "1");
         ConfigException e = assertThrows(ConfigException.class,
                 () -> new KrabkaRemoteLogMetadataManager().configure(config));
