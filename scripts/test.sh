@@ -109,10 +109,18 @@ stop_side() {
 }
 trap stop_side EXIT
 
+# Each main stage's output is also kept in build/test-logs/, so a failed stage's end can be shown again last
+# (a CI that keeps only the head and tail of a long run still shows why it failed).
+main_out=build/test-logs
+rm -rf "$main_out"; mkdir -p "$main_out"
 started_side=
 for name in ${main_stages[@]+"${main_stages[@]}"}; do
   if [[ $name == "$beside_of" ]]; then started_side=yes; start_side; fi
-  if ! run_stage "$name"; then
+  set +e
+  run_stage "$name" 2>&1 | tee "$main_out/$name.out"
+  status=${PIPESTATUS[0]}
+  set -e
+  if (( status != 0 )); then
     failed+=("$name")
     [[ -n "${KRABKA_KEEP_GOING:-}" ]] || break
   fi
@@ -133,6 +141,13 @@ if [[ -n $in_checkout ]]; then
 fi
 echo "=== total $(( $(date +%s) - started ))s (disk free: $(free_disk))"
 if (( ${#failed[@]} )); then
+  for name in "${failed[@]}"; do
+    out=$main_out/$name.out
+    [[ -f $out ]] || out=$side_out/$name.out
+    [[ -f $out ]] || continue
+    echo "=== the last 100 lines of stage $name (all of it above, and in $out)"
+    tail -n 100 "$out"
+  done
   echo "FAILED stages: ${failed[*]}"
   exit 1
 fi

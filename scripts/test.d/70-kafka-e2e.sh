@@ -221,4 +221,12 @@ done
 while (( ${#running[@]} > 0 )); do reap; done
 echo "70-kafka-e2e: Kafka $(grep -v '^#' tests/e2e/kafka-versions | awk '{print $1}' | paste -sd' '), RSM $rsm, $(( $(date +%s) - started ))s"
 echo "e2e: $passed passed, $failed failed"
-(( failed == 0 )) || { echo "failed scenarios: ${failed_names[*]}"; exit 1; }
+if (( failed > 0 )); then
+  # Each failed scenario's end again, last: the whole output of each is above, and in build/e2e/runs/.
+  for run in "${failed_names[@]}"; do
+    echo "--- the last 30 lines of $run (build/e2e/runs/$run.out; its brokers' logs: build/e2e/runs/$run/)"
+    tail -n 30 "build/e2e/runs/$run.out"
+  done
+  echo "failed scenarios: ${failed_names[*]}"
+  exit 1
+fi

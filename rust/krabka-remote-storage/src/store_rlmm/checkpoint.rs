@@ -18,18 +18,22 @@
 //! count × (`u32` length, a snapshot's bytes).
 
 use {
-    super::history::{Written, create_object, delete_objects, fetch_object},
+    super::history::{delete_objects, get_whole},
     crate::store_bridge::spi_error,
-    futures_util::TryStreamExt,
+    bytes::Bytes,
+    futures_util::{StreamExt, TryStreamExt, stream},
     krabka_kafka::{
         MAX_SNAPSHOT_BYTES, MetadataSnapshot, RemoteStorageError, Result, TopicIdPartition,
         decode_snapshot, encode_snapshot,
     },
-    krabka_object_store::store::{Path, StoreHandle, errors::to_store_error},
+    krabka_object_store::store::{
+        Path, StoreErrorClass, StoreHandle, errors::to_store_error, upload::create_only_put,
+    },
     std::{
         collections::{BTreeMap, HashMap},
         sync::Arc,
     },
+    tokio_util::sync::CancellationToken,
 };
 
 /// The directory of the checkpoints under the histories' root. It is not a
@@ -46,6 +50,8 @@ const PART_TARGET_BYTES: usize = 4 * 1024 * 1024;
 const MAX_PART_BYTES: usize = MAX_SNAPSHOT_BYTES + PART_TARGET_BYTES;
 /// The most parts a checkpoint may have.
 const MAX_PARTS: usize = 999_999;
+/// Parts written or read at once.
+const PARTS_AT_ONCE: usize = 8;
 /// Width of the zero-padded numbers in the keys.
 const STAMP_WIDTH: usize = 20;
 /// Width of the part index and count.
@@ -106,13 +112,41 @@ impl Checkpoints {
         }
         let count = parts.len();
         let bytes = parts.iter().map(Vec::len).sum();
-        for (index, part) in parts.into_iter().enumerate() {
-            let key = self.part_key(written_ms, index, count)?;
-            if create_object(&self.store, key.clone(), part)? == Written::Lost {
-                return Err(RemoteStorageError::Fenced {
-                    partition: format!("checkpoint `{key}`"),
-                    sequence: written_ms,
-                });
+        let keyed = parts
+            .into_iter()
+            .enumerate()
+            .map(|(index, part)| Ok((self.part_key(written_ms, index, count)?, part)))
+            .collect::<Result<Vec<_>>>()?;
+        let inner = Arc::clone(self.store.store());
+        let created = self.store.runtime().run(async move {
+            stream::iter(keyed)
+                .map(|(key, part)| {
+                    let inner = Arc::clone(&inner);
+                    async move {
+                        let put = create_only_put(
+                            inner.as_ref(),
+                            &key,
+                            Bytes::from(part),
+                            &CancellationToken::new(),
+                        )
+                        .await;
+                        (key, put)
+                    }
+                })
+                .buffer_unordered(PARTS_AT_ONCE)
+                .collect::<Vec<_>>()
+                .await
+        });
+        for (key, put) in created.map_err(spi_error)? {
+            match put {
+                Ok(_) => {}
+                Err(err) if err.class() == StoreErrorClass::AlreadyExists => {
+                    return Err(RemoteStorageError::Fenced {
+                        partition: format!("checkpoint `{key}`"),
+                        sequence: written_ms,
+                    });
+                }
+                Err(err) => return Err(spi_error(err)),
             }
         }
         if compact {
@@ -151,9 +185,23 @@ impl Checkpoints {
         let Some((_, parts)) = newest else {
             return Ok(HashMap::new());
         };
+        let inner = Arc::clone(self.store.store());
+        let fetched = self.store.runtime().run(async move {
+            stream::iter(parts.into_values())
+                .map(|key| {
+                    let inner = Arc::clone(&inner);
+                    async move {
+                        let bytes = get_whole(inner.as_ref(), &key, MAX_PART_BYTES).await;
+                        (key, bytes)
+                    }
+                })
+                .buffer_unordered(PARTS_AT_ONCE)
+                .collect::<Vec<_>>()
+                .await
+        });
         let mut snapshots = HashMap::new();
-        for (_, key) in parts {
-            let Some(bytes) = fetch_object(&self.store, key.clone(), MAX_PART_BYTES)? else {
+        for (key, bytes) in fetched.map_err(spi_error)? {
+            let Some(bytes) = bytes.map_err(spi_error)? else {
                 // Replaced by a newer one while it was read.
                 return Ok(HashMap::new());
             };

@@ -54,7 +54,8 @@ import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
  *                each ready partition back until every one lists all its segments; prints
  *                {"configure_ms":..,"first_ms":..,"all_ms":..,"heap_bytes":..,"rss_bytes":..} (times from
  *                before configure; memory: the heap in use after a GC and the process's resident set,
- *                each once all partitions are read minus before configure)
+ *                each once all partitions are read minus before configure). Our manager's storage
+ *                manager is configured first, untimed, as a broker does (it loads the native library)
  *   --partitions 100  --segments 100 (copied per partition)  --deleted 10 (of those, the oldest, deleted
  *   after the copies)  --threads 10 (writers; the broker's copier pool has 10)  --timeout-s 600
  * </pre>
@@ -132,6 +133,25 @@ public final class RlmmBench {
 
     private RemoteLogMetadataManager newManager() throws ReflectiveOperationException {
         return (RemoteLogMetadataManager) Class.forName(managerClass).getDeclaredConstructor().newInstance();
+    }
+
+    /**
+     * As in a broker, whose RemoteLogManager configures the storage manager before the metadata manager:
+     * for our manager, our storage manager is configured first (on a scratch directory), and it loads the
+     * plugin's native library, which our metadata manager then shares. Kafka's manager needs nothing first.
+     * The storage manager to close at the end, or null.
+     */
+    private AutoCloseable storageManagerFirst() throws Exception {
+        if (!managerClass.startsWith("io.krabka.")) {
+            return null;
+        }
+        java.nio.file.Path scratch = java.nio.file.Files.createTempDirectory("rlmm-bench-rsm");
+        org.apache.kafka.server.log.remote.storage.RemoteStorageManager storage =
+                (org.apache.kafka.server.log.remote.storage.RemoteStorageManager)
+                        Class.forName("io.krabka.remote.storage.KrabkaRemoteStorageManager")
+                                .getDeclaredConstructor().newInstance();
+        storage.configure(Map.of("backend", "filesystem", "filesystem.root", scratch.toString()));
+        return storage;
     }
 
     /** Kafka 4.4+ starts TopicBasedRemoteLogMetadataManager's clients only once the broker is ready. */
@@ -292,6 +312,7 @@ public final class RlmmBench {
         for (int p = 0; p < partitions; p++) {
             pending.add(partition(p));
         }
+        AutoCloseable storageManager = storageManagerFirst();
         long heapBefore = heapInUse();
         long rssBefore = residentBytes();
         long t0 = System.nanoTime();
@@ -324,6 +345,9 @@ public final class RlmmBench {
         long heapBytes = heapInUse() - heapBefore;
         long rssBytes = residentBytes() - rssBefore;
         manager.close();
+        if (storageManager != null) {
+            storageManager.close();
+        }
         return String.format("{\"configure_ms\":%.1f,\"first_ms\":%.1f,\"all_ms\":%.1f,\"heap_bytes\":%d,"
                 + "\"rss_bytes\":%d}", (configured - t0) / 1e6, (first - t0) / 1e6, (all - t0) / 1e6,
                 heapBytes, rssBytes);

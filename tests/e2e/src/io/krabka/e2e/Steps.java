@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -525,8 +527,18 @@ final class Steps {
         List<Integer> want = Arrays.stream(replicas.split(",")).map(Integer::valueOf).sorted().toList();
         long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         while (true) {
-            TopicDescription d = admin.describeTopics(List.of(workload.topic)).allTopicNames().get()
-                    .get(workload.topic);
+            TopicDescription d;
+            try {
+                d = admin.describeTopics(List.of(workload.topic)).allTopicNames().get().get(workload.topic);
+            } catch (ExecutionException e) {
+                // A topic just created may not have reached the broker asked yet (Kafka 4.0 answers
+                // UnknownTopicOrPartition then): a retriable error, asked again until the deadline.
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(500);
+                continue;
+            }
             List<Integer> isr = d.partitions().get(0).isr().stream().map(Node::id).sorted().toList();
             Node leader = d.partitions().get(0).leader();
             if (isr.equals(want)) {
