@@ -24,7 +24,7 @@ use {
     futures_util::{StreamExt, TryStreamExt, stream},
     krabka_kafka::{
         MAX_SNAPSHOT_BYTES, MetadataSnapshot, RemoteStorageError, Result, TopicIdPartition,
-        decode_snapshot, encode_snapshot,
+        decode_snapshot,
     },
     krabka_object_store::store::{
         Path, StoreErrorClass, StoreHandle, errors::to_store_error, upload::create_only_put,
@@ -89,24 +89,26 @@ impl Checkpoints {
         }
     }
 
-    /// Writes a checkpoint of `snapshots` stamped `written_ms`, its parts
-    /// create-only, then deletes this broker's older checkpoints when
-    /// `compact`. Nothing is written for no snapshots.
+    /// Writes a checkpoint of `snapshots` (each encoded by
+    /// `encode_snapshot`: a partition's state is encoded as soon as it is
+    /// taken, so the checkpoint holds only bytes) stamped `written_ms`, its
+    /// parts create-only, then deletes this broker's older checkpoints when
+    /// `compact`.
     ///
     /// # Errors
-    /// The store's errors and the encoder's; a part another writer created
-    /// first (two closes in one millisecond) is [`RemoteStorageError::Fenced`].
+    /// The store's errors; a part another writer created first (two closes
+    /// in one millisecond) is [`RemoteStorageError::Fenced`].
     pub(super) fn write(
         &self,
-        snapshots: &[MetadataSnapshot],
+        snapshots: Vec<Vec<u8>>,
         written_ms: u64,
         compact: bool,
     ) -> Result<CheckpointWritten> {
-        let parts = encode_parts(snapshots)?;
+        let partitions = snapshots.len();
+        let parts = pack_parts(snapshots);
         if parts.len() > MAX_PARTS {
             return Err(RemoteStorageError::InvalidArgument(format!(
-                "a checkpoint of {} partitions needs {} parts (at most {MAX_PARTS})",
-                snapshots.len(),
+                "a checkpoint of {partitions} partitions needs {} parts (at most {MAX_PARTS})",
                 parts.len()
             )));
         }
@@ -159,7 +161,7 @@ impl Checkpoints {
             delete_objects(&self.store, older, "older remote log metadata checkpoints")?;
         }
         Ok(CheckpointWritten {
-            partitions: snapshots.len(),
+            partitions,
             parts: count,
             bytes,
         })
@@ -275,13 +277,13 @@ fn parse_part(dir: &Path, key: &Path) -> Option<(u64, usize, usize)> {
     (index < count).then_some((stamp.parse().ok()?, index, count))
 }
 
-/// `snapshots` encoded into parts of about `PART_TARGET_BYTES` each.
-fn encode_parts(snapshots: &[MetadataSnapshot]) -> Result<Vec<Vec<u8>>> {
+/// Encoded `snapshots` packed into parts of about `PART_TARGET_BYTES`
+/// each.
+fn pack_parts(snapshots: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     let mut parts = Vec::new();
     let mut current: Vec<Vec<u8>> = Vec::new();
     let mut size = 0;
-    for snapshot in snapshots {
-        let encoded = encode_snapshot(snapshot)?;
+    for encoded in snapshots {
         if !current.is_empty() && size + encoded.len() > PART_TARGET_BYTES {
             parts.push(encode_part(&std::mem::take(&mut current)));
             size = 0;
@@ -292,7 +294,7 @@ fn encode_parts(snapshots: &[MetadataSnapshot]) -> Result<Vec<Vec<u8>>> {
     if !current.is_empty() {
         parts.push(encode_part(&current));
     }
-    Ok(parts)
+    parts
 }
 
 /// One part holding `snapshots` (each already encoded, each at most
@@ -380,7 +382,11 @@ fn read_u32(bytes: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use {super::*, krabka_kafka::RemotePartitionDeleteState, uuid::Uuid};
+    use {
+        super::*,
+        krabka_kafka::{RemotePartitionDeleteState, encode_snapshot},
+        uuid::Uuid,
+    };
 
     fn snapshot(partition: i32, through: u64) -> MetadataSnapshot {
         MetadataSnapshot {
@@ -395,7 +401,12 @@ mod tests {
     #[test]
     fn a_part_decodes_to_its_snapshots_and_anything_else_is_corrupt() {
         let snapshots: Vec<_> = (0..5).map(|p| snapshot(p, 10 + p as u64)).collect();
-        let parts = encode_parts(&snapshots).unwrap();
+        let parts = pack_parts(
+            snapshots
+                .iter()
+                .map(|s| encode_snapshot(s).unwrap())
+                .collect(),
+        );
         assert_eq!(parts.len(), 1);
         assert_eq!(decode_part(&parts[0]).unwrap(), snapshots);
         let part = &parts[0];
@@ -435,7 +446,12 @@ mod tests {
                 ..snapshot(p, 3)
             })
             .collect();
-        let parts = encode_parts(&snapshots).unwrap();
+        let parts = pack_parts(
+            snapshots
+                .iter()
+                .map(|s| encode_snapshot(s).unwrap())
+                .collect(),
+        );
         assert!(parts.len() > 1);
         for part in &parts[..parts.len() - 1] {
             assert!(part.len() <= PART_TARGET_BYTES + 9, "{}", part.len());

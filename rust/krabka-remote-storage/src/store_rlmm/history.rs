@@ -290,6 +290,33 @@ impl History {
         self.delete(doomed, "compacted remote log metadata")
     }
 
+    /// Deletes what the snapshot through `through`, the newest, makes
+    /// unneeded but its last record, as `listing` shows it: the records
+    /// before `through` and the snapshots before it. Record `through` stays:
+    /// the next writer checks that the record before its own is there (a
+    /// writer behind finds it gone and counts its write as lost). The number
+    /// of objects deleted.
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub(super) fn trim(&self, listing: &Listing, through: u64) -> Result<usize> {
+        let mut doomed = Vec::new();
+        for sequence in listing.records.iter().filter(|s| **s < through) {
+            doomed.push(
+                self.keys
+                    .record(&self.store, *sequence)
+                    .map_err(spi_error)?,
+            );
+        }
+        for older in listing.snapshots.iter().filter(|t| **t < through) {
+            doomed.push(self.keys.snapshot(&self.store, *older).map_err(spi_error)?);
+        }
+        self.delete(
+            doomed,
+            "remote log metadata before a partition's newest snapshot",
+        )
+    }
+
     /// Deletes every object of the partition's directory (`listing`'s
     /// keys). The number of objects deleted.
     ///

@@ -99,7 +99,7 @@ use {
     krabka_kafka::{
         HistoryErasure, MetadataEvent, MetadataSnapshot, RemoteLogMetadataManager,
         RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate, RemotePartitionDeleteMetadata,
-        RemoteStorageError, Result, TopicIdPartition,
+        RemoteStorageError, Result, TopicIdPartition, encode_snapshot,
     },
     krabka_object_store::{
         ObjectStoreConfig,
@@ -370,7 +370,7 @@ impl StoreRemoteLogMetadataManager {
                         };
                         let slot = self.slot(&partition);
                         if let Some(state) = lock(&slot).as_mut() {
-                            state.snapshot_now();
+                            state.settle();
                         }
                     }
                 });
@@ -469,7 +469,9 @@ impl StoreRemoteLogMetadataManager {
     /// after it. Failures are logged (the partition stays not ready, and its
     /// first use tries again).
     fn load_all(&self, partitions: Vec<TopicIdPartition>) {
+        let started = std::time::Instant::now();
         let mut checkpoint = self.read_checkpoint();
+        let checkpoint_read = started.elapsed();
         let mut listings = if self.lists_ranges && self.compacts() {
             ranges::scan_many(
                 &self.store,
@@ -488,6 +490,8 @@ impl StoreRemoteLogMetadataManager {
         } else {
             HashMap::new()
         };
+        let listed = started.elapsed();
+        let (count, from_checkpoint) = (partitions.len(), checkpoint.len());
         let work: Vec<_> = partitions
             .into_iter()
             .map(|partition| {
@@ -520,6 +524,15 @@ impl StoreRemoteLogMetadataManager {
         for (partition, _, _) in queue.into_inner().unwrap_or_else(PoisonError::into_inner) {
             pending.remove(&partition);
         }
+        drop(pending);
+        tracing::info!(
+            partitions = count,
+            checkpoint_entries = from_checkpoint,
+            checkpoint_ms = checkpoint_read.as_millis(),
+            listed_ms = listed.saturating_sub(checkpoint_read).as_millis(),
+            loaded_ms = started.elapsed().saturating_sub(listed).as_millis(),
+            "loaded the remote log metadata of the partitions this broker leads and follows"
+        );
     }
 
     /// Loads the partitions `queue` hands out until it is empty; any number
@@ -610,9 +623,18 @@ impl StoreRemoteLogMetadataManager {
             return;
         }
         let slots: Vec<Slot> = read(&self.partitions).values().cloned().collect();
+        // Each state is encoded as it is taken: the checkpoint holds bytes,
+        // not a copy of every partition's segments.
         let snapshots: Vec<_> = slots
             .iter()
-            .filter_map(|slot| lock(slot).as_ref().and_then(PartitionState::checkpoint))
+            .filter_map(|slot| {
+                let snapshot = lock(slot).as_ref().and_then(PartitionState::checkpoint)?;
+                encode_snapshot(&snapshot)
+                    .inspect_err(|err| {
+                        tracing::warn!(partition = %snapshot.partition, error = %err, "a partition's state left out of the checkpoint");
+                    })
+                    .ok()
+            })
             .collect();
         if snapshots.is_empty() {
             return;
@@ -623,7 +645,7 @@ impl StoreRemoteLogMetadataManager {
                 u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
             });
         match Checkpoints::new(self.store.clone(), &self.config.root, broker)
-            .write(&snapshots, written_ms, true)
+            .write(snapshots, written_ms, true)
         {
             Ok(written) => {
                 self.metrics.checkpoint_written();
@@ -853,7 +875,7 @@ impl RemoteLogMetadataManager for StoreRemoteLogMetadataManager {
             .spawn(move || {
                 for slot in handed_over {
                     if let Some(state) = lock(&slot).as_mut() {
-                        state.snapshot_now();
+                        state.settle();
                     }
                 }
             });

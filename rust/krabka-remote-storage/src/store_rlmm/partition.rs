@@ -204,6 +204,43 @@ impl PartitionState {
         }
     }
 
+    /// What a broker does with a partition it stops leading or closes on:
+    /// [`snapshot_now`](Self::snapshot_now), then, on a compacted history,
+    /// deletes every record and snapshot before that snapshot but its last
+    /// record (which the next writer checks for). The partition's directory
+    /// then holds two objects, so listing the histories of many partitions
+    /// at a restart reads few keys. Done once per snapshot; a failure is
+    /// logged (the next snapshot's compaction does it).
+    pub(super) fn settle(&mut self) {
+        self.snapshot_now();
+        if !self.settings.compact
+            || self.stale
+            || self.applied == 0
+            || self.snapshot_at != self.applied
+            || self.compacted_at >= self.applied
+        {
+            return;
+        }
+        let trimmed = self
+            .history
+            .scan()
+            .and_then(|listing| self.history.trim(&listing, self.applied));
+        match trimmed {
+            Ok(deleted) => {
+                self.settings
+                    .metrics
+                    .compacted(u64::try_from(deleted).unwrap_or(u64::MAX));
+                self.compacted_at = self.applied;
+            }
+            Err(err) => tracing::warn!(
+                partition = %self.cache.partition(),
+                through = self.applied,
+                error = %err,
+                "could not compact the remote log metadata up to its newest snapshot; the next snapshot compacts it"
+            ),
+        }
+    }
+
     /// The cache.
     pub(super) fn cache(&self) -> &RemoteLogMetadataCache {
         &self.cache

@@ -789,7 +789,9 @@ fn a_restart_after_a_hand_over_is_one_listing_and_one_read() {
     // Ten records, no snapshot yet (one every 32).
     assert_eq!(positions(&bucket.keys()).1, Vec::<u64>::new());
     leader.close();
-    assert_eq!(positions(&bucket.keys()).1, vec![10]);
+    // Closing leaves the partition at a snapshot and compacted to it: the
+    // snapshot and its last record.
+    assert_eq!(positions(&bucket.keys()), (vec![10], vec![10]));
 
     let restarted = bucket.broker();
     assert_eq!(restarted.list_remote_log_segments(&tp(0)).unwrap().len(), 5);
@@ -803,7 +805,8 @@ fn a_restart_after_a_hand_over_is_one_listing_and_one_read() {
     assert_eq!(requests.count(Operation::Get, Outcome::NotFound), 0);
     assert_eq!(restarted.metrics().records_read(), 0);
 
-    // A partition stopped (moved away) is also left at a snapshot.
+    // A partition stopped (moved away) is also left at a snapshot, and
+    // compacted to it.
     let mover = bucket.broker();
     mover.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
     assert!(wait_ready(&mover, &tp(0)));
@@ -812,10 +815,18 @@ fn a_restart_after_a_hand_over_is_one_listing_and_one_read() {
         .unwrap();
     mover.on_stop_partitions(&HashSet::from([tp(0)]));
     let deadline = Instant::now() + Duration::from_secs(30);
-    while positions(&bucket.keys()).1 != vec![10, 11] && Instant::now() < deadline {
+    while positions(&bucket.keys()) != (vec![11], vec![11]) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert_eq!(positions(&bucket.keys()).1, vec![10, 11]);
+    assert_eq!(positions(&bucket.keys()), (vec![11], vec![11]));
+    // The next leader finds the record before its own and writes on.
+    let next = bucket.broker();
+    next.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
+    assert!(wait_ready(&next, &tp(0)));
+    next.update_remote_log_segment_metadata(upd(6, CopySegmentFinished))
+        .unwrap();
+    assert_eq!(next.applied(&tp(0)).unwrap(), 12);
+    assert_eq!(next.list_remote_log_segments(&tp(0)).unwrap().len(), 6);
 }
 
 fn wait_ready(manager: &StoreRemoteLogMetadataManager, partition: &TopicIdPartition) -> bool {
@@ -936,6 +947,54 @@ fn a_writer_behind_a_compaction_is_fenced_not_written_below_it() {
     assert_eq!(listed.len(), 10);
     assert_eq!(listed[0].start_offset(), 0);
     assert_eq!(listed[0].state(), DeleteSegmentStarted);
+}
+
+#[test]
+fn a_writer_behind_a_close_is_fenced_not_written_below_it() {
+    let bucket = Bucket::new();
+    let stale = bucket.broker();
+    stale
+        .add_remote_log_segment_metadata(seg(1, 0, 99, &[(0, 0)]))
+        .unwrap();
+    // The leader writes on to record 10 and closes: a snapshot through 10,
+    // and only it and record 10 stay.
+    let leader = bucket.broker();
+    leader.on_partition_leadership_changes(&HashSet::from([tp(0)]), &HashSet::new());
+    assert!(wait_ready(&leader, &tp(0)));
+    leader
+        .update_remote_log_segment_metadata(upd(1, CopySegmentFinished))
+        .unwrap();
+    write_more(&leader, 2..=5);
+    leader.close();
+    assert_eq!(positions(&bucket.keys()), (vec![10], vec![10]));
+    // The stale broker's next position (2) is free again: creating it must
+    // not count as extending the history.
+    assert!(matches!(
+        stale.update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted)),
+        Err(RemoteStorageError::Fenced { .. })
+    ));
+    stale
+        .update_remote_log_segment_metadata(upd(1, DeleteSegmentStarted))
+        .unwrap();
+    let reader = bucket.broker();
+    assert_eq!(reader.applied(&tp(0)).unwrap(), 11);
+    assert_eq!(
+        reader.list_remote_log_segments(&tp(0)).unwrap()[0].state(),
+        DeleteSegmentStarted
+    );
+}
+
+/// Copied segments `ids` of partition 0, 100 offsets each.
+fn write_more(manager: &StoreRemoteLogMetadataManager, ids: std::ops::RangeInclusive<u128>) {
+    for id in ids {
+        let start = i64::try_from(id).unwrap() * 100;
+        manager
+            .add_remote_log_segment_metadata(seg(id, start, start + 99, &[(0, start)]))
+            .unwrap();
+        manager
+            .update_remote_log_segment_metadata(upd(id, CopySegmentFinished))
+            .unwrap();
+    }
 }
 
 /// `count` copied segments of partition `partition`.
