@@ -75,6 +75,11 @@ pub(crate) struct Stats {
     /// The next PUT of a key ending in this suffix finds an object there
     /// (another writer won the key); once.
     pub(crate) collide_put: std::sync::Mutex<Option<String>>,
+    /// What was stored, in order: `part` for a multipart upload's part,
+    /// `put <key>` for a PUT, `complete <key>` for a completed upload.
+    pub(crate) timeline: std::sync::Mutex<Vec<String>>,
+    /// PUTs of keys ending in `.0` wait `.1` milliseconds first.
+    pub(crate) put_delay: std::sync::Mutex<Option<(String, u64)>>,
     /// Fired once a PUT of a key ending in `.0` succeeded.
     pub(crate) cancel_after_put:
         std::sync::Mutex<Option<(String, krabka_kafka::CancellationToken)>>,
@@ -170,13 +175,22 @@ impl MultipartUpload for InstrumentedUpload {
             }
             let stored = inner.await;
             stats.parts_stored.lock().unwrap().push(number);
+            stats.timeline.lock().unwrap().push("part".to_owned());
             stored
         })
     }
 
     async fn complete(&mut self) -> object_store::Result<PutResult> {
         self.stats.completes.fetch_add(1, SeqCst);
-        self.inner.complete().await
+        let completed = self.inner.complete().await;
+        if completed.is_ok() {
+            self.stats
+                .timeline
+                .lock()
+                .unwrap()
+                .push("complete".to_owned());
+        }
+        completed
     }
 
     async fn abort(&mut self) -> object_store::Result<()> {
@@ -217,9 +231,25 @@ impl ObjectStore for Instrumented {
                     .into(),
             });
         }
+        let delay = self
+            .stats
+            .put_delay
+            .lock()
+            .unwrap()
+            .as_ref()
+            .filter(|(suffix, _)| location.as_ref().ends_with(suffix.as_str()))
+            .map(|(_, ms)| *ms);
+        if let Some(ms) = delay {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
         let put = self.inner.put_opts(location, payload, opts).await;
         if put.is_ok() {
             self.stats.after_put(location);
+            self.stats
+                .timeline
+                .lock()
+                .unwrap()
+                .push(format!("put {location}"));
         }
         put
     }

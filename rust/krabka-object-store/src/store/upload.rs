@@ -165,15 +165,80 @@ pub async fn upload(
     hash: bool,
     cancel: &CancellationToken,
 ) -> Result<Uploaded> {
+    let how = How { mode, hash, cancel };
+    upload_gated(store, key, source, tuning, how, None).await
+}
+
+/// What an upload waits for before its object becomes visible: it runs
+/// beside the upload's parts, and the upload completes only once it
+/// succeeded (its error aborts the upload).
+pub type Gate = std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send>>;
+
+/// Uploads `source` to `key`, overwriting, as [`upload`] does, but makes
+/// the object visible only after `gate` succeeded: a multipart upload sends
+/// its parts while `gate` runs and completes after it; a small object is
+/// put after it. Both run to their end whatever the other does. A copy
+/// uploads a segment's log this way, gated on its indexes, so a readable
+/// log still implies a complete segment while the log does not wait for
+/// the indexes to start.
+///
+/// # Errors
+/// As [`upload`], and `gate`'s error (the multipart upload is then aborted,
+/// nothing becomes visible).
+pub async fn upload_after(
+    store: &dyn ObjectStore,
+    key: &Path,
+    source: UploadSource,
+    tuning: Tuning,
+    cancel: &CancellationToken,
+    gate: Gate,
+) -> Result<Uploaded> {
+    let how = How {
+        mode: WriteMode::Overwrite,
+        hash: false,
+        cancel,
+    };
+    upload_gated(store, key, source, tuning, how, Some(gate)).await
+}
+
+/// How an upload writes: its mode, whether it hashes, its cancellation.
+#[derive(Clone, Copy)]
+struct How<'a> {
+    mode: WriteMode,
+    hash: bool,
+    cancel: &'a CancellationToken,
+}
+
+/// `gate`'s outcome (success without one).
+async fn passed(gate: Option<Gate>) -> Result<()> {
+    match gate {
+        Some(gate) => gate.await,
+        None => Ok(()),
+    }
+}
+
+async fn upload_gated(
+    store: &dyn ObjectStore,
+    key: &Path,
+    source: UploadSource,
+    tuning: Tuning,
+    how: How<'_>,
+    gate: Option<Gate>,
+) -> Result<Uploaded> {
+    let How { mode, hash, cancel } = how;
     let (path, cutter, len) = match source {
         UploadSource::Bytes(bytes) => {
+            passed(gate).await?;
             return put_whole(store, key, bytes, mode, hash, cancel).await;
         }
         UploadSource::File(path) => {
             let (file, len) = open_file(path.clone()).await?;
             if len < tuning.multipart_threshold {
                 let max = usize::try_from(len).unwrap_or(usize::MAX);
-                let bytes = read_chunk(Box::new(file), path, max).await?.1;
+                let (read, gated) =
+                    futures_util::join!(read_chunk(Box::new(file), path, max), passed(gate));
+                let bytes = read?.1;
+                gated?;
                 return put_whole(store, key, bytes, mode, hash, cancel).await;
             }
             // One piece per part, each read into its own buffer.
@@ -193,6 +258,7 @@ pub async fn upload(
             )
             .await?;
             if part_len(&first) < threshold.max(1) {
+                passed(gate).await?;
                 return put_whole(store, key, joined(first), mode, hash, cancel).await;
             }
             cutter.unread(first);
@@ -210,7 +276,8 @@ pub async fn upload(
     }
     let mut hasher = hash.then(Sha256::new);
     let source = PartSource { cutter, path, len };
-    let uploaded = upload_multipart(store, key, source, tuning, cancel, hasher.as_mut()).await;
+    let uploaded =
+        upload_multipart(store, key, source, tuning, cancel, hasher.as_mut(), gate).await;
     let result = match (guard, uploaded) {
         (Some(CreateOnlyParts::RetentionGuarded), Err(err)) => {
             return Err(existing_or(store, key, err).await);
@@ -401,8 +468,9 @@ impl std::fmt::Debug for PartSource {
 }
 
 /// Streams `source` to `key` as a multipart upload, feeding every byte to
-/// `hasher` (when given) in order as it is read. Returns the store's answer
-/// and the bytes uploaded.
+/// `hasher` (when given) in order as it is read, and completes it once
+/// every part is stored and `gate` (when given, run beside the parts)
+/// succeeded. Returns the store's answer and the bytes uploaded.
 pub async fn upload_multipart(
     store: &dyn ObjectStore,
     key: &Path,
@@ -410,6 +478,7 @@ pub async fn upload_multipart(
     tuning: Tuning,
     cancel: &CancellationToken,
     hasher: Option<&mut Sha256>,
+    gate: Option<Gate>,
 ) -> Result<(PutResult, u64)> {
     let plan = tuning.part_plan(source.len);
     let mut upload = cancellable(cancel, key, async {
@@ -419,8 +488,11 @@ pub async fn upload_multipart(
             .map_err(|e| to_store_error(e, "start of multipart upload of", key.as_ref()))
     })
     .await?;
-    let sent = send_parts(&mut *upload, key, source, plan, cancel, hasher).await;
-    let outcome = match sent {
+    let (sent, gated) = futures_util::join!(
+        send_parts(&mut *upload, key, source, plan, cancel, hasher),
+        passed(gate)
+    );
+    let outcome = match sent.and_then(|len| gated.map(|()| len)) {
         Ok(len) => {
             // The completion makes the object visible: once sent it is
             // awaited, never dropped, or the server could finish it after

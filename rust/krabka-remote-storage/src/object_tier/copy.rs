@@ -1,6 +1,8 @@
-//! Copying a closed segment: every index first, then the log.
+//! Copying a closed segment: the indexes and the log at once, the log
+//! visible last.
 //!
-//! The indexes go up concurrently; the `.log` object goes last, so a
+//! The indexes go up concurrently, and the `.log` object's parts beside
+//! them; the log's upload completes only after every index is stored, so a
 //! readable log implies a complete segment. Each object appears atomically
 //! (a single PUT, or a multipart upload that becomes visible only when
 //! completed), so a failed copy never leaves a partial object readable.
@@ -20,7 +22,7 @@ use {
     krabka_object_store::store::{
         Path, Result, StoreError, Tuning,
         delete::delete_keys,
-        upload::{UploadSource, WriteMode, upload},
+        upload::{Gate, UploadSource, WriteMode, upload, upload_after},
     },
     object_store::ObjectStore,
     std::{fs::File, future::Future, io::Read, pin::Pin, sync::Arc},
@@ -83,13 +85,19 @@ async fn copy_plain(
     // Every upload runs to its end (a failed sibling must not drop one
     // mid-request: a dropped multipart upload would never be aborted, a
     // dropped PUT could still land after the clean-up); then the first
-    // error, if any, wins.
-    join_all(indexes)
-        .await
-        .into_iter()
-        .collect::<Result<Vec<()>>>()?;
+    // error, if any, wins. The log goes up beside them and becomes visible
+    // only after them.
+    let indexes: Gate = Box::pin(async move {
+        join_all(indexes)
+            .await
+            .into_iter()
+            .collect::<Result<Vec<()>>>()
+            .map(drop)
+    });
     let log = UploadSource::File(segment.log_segment);
-    put(store, keys.log()?, log, tuning, cancel).await
+    upload_after(&*store, &keys.log()?, log, tuning, &cancel, indexes)
+        .await
+        .map(drop)
 }
 
 async fn copy_chunked(

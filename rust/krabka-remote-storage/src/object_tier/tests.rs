@@ -197,6 +197,65 @@ fn parts_stored_out_of_order_make_the_object_in_file_order() {
 }
 
 #[test]
+fn the_log_goes_up_beside_its_indexes_and_becomes_visible_after_them() {
+    let f = fixture();
+    // The time index takes long: the log's parts go up meanwhile, and its
+    // upload completes only after it.
+    *f.store.stats.put_delay.lock().unwrap() = Some((".timeindex".to_owned(), 300));
+    let tier = f
+        .tier
+        .with_multipart_tuning(64 * KIB as u64, 16 * KIB)
+        .with_upload_concurrency(4);
+    let log = pattern(20 * 16 * KIB, 19);
+    let md = metadata(17);
+    tier.copy_log_segment_data(&md, &segment(f.dir.path(), &log, false))
+        .unwrap();
+    let timeline = f.store.stats.timeline.lock().unwrap().clone();
+    let at = |what: &dyn Fn(&String) -> bool| timeline.iter().position(what).unwrap();
+    let time_index = at(&|e| e.starts_with("put ") && e.ends_with(".timeindex"));
+    let first_part = at(&|e| e == "part");
+    let complete = at(&|e| e == "complete");
+    assert!(
+        first_part < time_index,
+        "the log waited for the indexes: {timeline:?}"
+    );
+    assert!(
+        time_index < complete,
+        "the log became visible before an index: {timeline:?}"
+    );
+    assert_eq!(read_all(tier.fetch_log_segment(&md, 0, None).unwrap()), log);
+}
+
+#[test]
+fn a_failed_index_aborts_the_log_beside_it_and_leaves_no_log() {
+    let f = fixture();
+    f.store.stats.fail_puts(".timeindex", usize::MAX);
+    let tier = f
+        .tier
+        .with_multipart_tuning(64 * KIB as u64, 16 * KIB)
+        .with_upload_concurrency(4);
+    let log = pattern(20 * 16 * KIB, 23);
+    let md = metadata(18);
+    assert!(
+        tier.copy_log_segment_data(&md, &segment(f.dir.path(), &log, false))
+            .is_err()
+    );
+    let stats = &f.store.stats;
+    assert_eq!(stats.completes.load(SeqCst), 0);
+    assert_eq!(stats.aborts.load(SeqCst), 1);
+    assert!(
+        !stats
+            .timeline
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| e.ends_with(".log")),
+        "a log became visible"
+    );
+    assert!(tier.fetch_log_segment(&md, 0, None).is_err());
+}
+
+#[test]
 fn a_file_too_large_for_ten_thousand_parts_goes_up_in_larger_parts() {
     let f = fixture();
     let tier = f
