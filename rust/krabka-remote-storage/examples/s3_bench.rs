@@ -14,6 +14,8 @@
 //! from a [`LocalTieredStorage`] under `DIR`.
 //!
 //! The segment's ids derive from the seed, so `fetch` finds what `copy` wrote.
+//! A copy uploads the log with indexes as large as Kafka's for it (2 MiB
+//! and 3 MiB for 1 GiB), as a broker's copy does.
 
 mod support;
 
@@ -22,7 +24,7 @@ use {
         LocalTieredStorage, RemoteStorageManager, S3RemoteStorage, TopicIdPartition,
     },
     std::{io::Read, path::PathBuf, process::ExitCode, time::Instant},
-    support::{S3_USAGE, s3_config, segment_data, segment_metadata},
+    support::{S3_USAGE, s3_config, segment_data_kafka_sized, segment_metadata},
     uuid::Uuid,
 };
 
@@ -86,7 +88,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let bytes = match mode.as_str() {
         "copy" => {
             let dir = tempfile::tempdir()?;
-            let segment = segment_data(file, dir.path())?;
+            let segment = segment_data_kafka_sized(file, dir.path())?;
             tier.copy_log_segment_data(&metadata, &segment)?;
             size
         }

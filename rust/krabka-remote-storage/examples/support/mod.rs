@@ -98,6 +98,29 @@ pub fn segment_data(log: PathBuf, dir: &Path) -> std::io::Result<LogSegmentData>
     })
 }
 
+/// As [`segment_data`], with the offset and time indexes as large as Kafka
+/// writes them for a log of this size: an entry every 4 KiB of log
+/// (`index.interval.bytes`' default), 8 bytes in the offset index and 12 in
+/// the time index, each at most 10 MiB (`segment.index.bytes`' default). A
+/// 1 GiB segment has a 2 MiB offset index and a 3 MiB time index.
+#[allow(dead_code, reason = "only s3_bench copies Kafka-sized indexes")]
+pub fn segment_data_kafka_sized(log: PathBuf, dir: &Path) -> std::io::Result<LogSegmentData> {
+    const INTERVAL: u64 = 4096;
+    const MAX_INDEX: u64 = 10 * 1024 * 1024;
+    let entries = std::fs::metadata(&log)?.len() / INTERVAL;
+    let index = |name: &str, entry: u64| -> std::io::Result<PathBuf> {
+        let path = dir.join(name);
+        let len = usize::try_from((entries * entry).clamp(entry, MAX_INDEX)).unwrap_or(usize::MAX);
+        std::fs::write(&path, vec![1u8; len])?;
+        Ok(path)
+    };
+    Ok(LogSegmentData {
+        offset_index: index("segment.index", 8)?,
+        time_index: index("segment.timeindex", 12)?,
+        ..segment_data(log, dir)?
+    })
+}
+
 /// CPU time the process has used so far, user and system, in seconds
 /// (`/proc/self/stat`, Linux, in its clock ticks of 1/100 s); time the
 /// hypervisor stole from the virtual machine is not in it.
