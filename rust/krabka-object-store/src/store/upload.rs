@@ -172,7 +172,42 @@ pub async fn upload(
 /// What an upload waits for before its object becomes visible: it runs
 /// beside the upload's parts, and the upload completes only once it
 /// succeeded (its error aborts the upload).
-pub type Gate = std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send>>;
+///
+/// The bytes the gate holds in memory while it runs (its own uploads'
+/// buffers) count against the upload's part budget: the parts in flight
+/// stay that many part sizes fewer until the gate has ended, so an upload
+/// and its gate together keep no more than the plan's budget in memory.
+pub struct Gate {
+    work: std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send>>,
+    holds: u64,
+}
+
+impl Gate {
+    /// A gate that runs `work`, holding `holds` bytes in memory meanwhile.
+    pub fn new(work: impl Future<Output = Result<()>> + Send + 'static, holds: u64) -> Self {
+        Self {
+            work: Box::pin(work),
+            holds,
+        }
+    }
+
+    /// The part slots of `plan` the gate's memory takes: its bytes in
+    /// parts, rounded up, leaving at least one slot to the upload.
+    fn slots(&self, plan: PartPlan) -> usize {
+        let part = plan.part_size.max(1) as u64;
+        usize::try_from(self.holds.div_ceil(part))
+            .unwrap_or(usize::MAX)
+            .min(plan.in_flight.saturating_sub(1))
+    }
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("holds", &self.holds)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Uploads `source` to `key`, overwriting, as [`upload`] does, but makes
 /// the object visible only after `gate` succeeded: a multipart upload sends
@@ -212,7 +247,7 @@ struct How<'a> {
 /// `gate`'s outcome (success without one).
 async fn passed(gate: Option<Gate>) -> Result<()> {
     match gate {
-        Some(gate) => gate.await,
+        Some(gate) => gate.work.await,
         None => Ok(()),
     }
 }
@@ -488,9 +523,20 @@ pub async fn upload_multipart(
             .map_err(|e| to_store_error(e, "start of multipart upload of", key.as_ref()))
     })
     .await?;
+    // The gate's memory holds some of the part slots until it has ended.
+    let held = gate.as_ref().map_or(0, |gate| gate.slots(plan));
+    let budget = Arc::new(Semaphore::new(plan.in_flight - held));
+    let gated = {
+        let budget = Arc::clone(&budget);
+        async move {
+            let gated = passed(gate).await;
+            budget.add_permits(held);
+            gated
+        }
+    };
     let (sent, gated) = futures_util::join!(
-        send_parts(&mut *upload, key, source, plan, cancel, hasher),
-        passed(gate)
+        send_parts(&mut *upload, key, source, plan, &budget, cancel, hasher),
+        gated
     );
     let outcome = match sent.and_then(|len| gated.map(|()| len)) {
         Ok(len) => {
@@ -519,20 +565,20 @@ pub async fn upload_multipart(
     outcome
 }
 
-/// Reads the source part by part and uploads up to `plan.in_flight` parts
-/// concurrently. Parts are numbered in the order they are read, whatever
-/// order their requests finish in. Returns the bytes sent, when every part
-/// is stored.
+/// Reads the source part by part and uploads as many parts concurrently as
+/// `budget` has slots (each part takes one until its request ends). Parts
+/// are numbered in the order they are read, whatever order their requests
+/// finish in. Returns the bytes sent, when every part is stored.
 async fn send_parts(
     upload: &mut dyn MultipartUpload,
     key: &Path,
     source: PartSource,
     plan: PartPlan,
+    budget: &Arc<Semaphore>,
     cancel: &CancellationToken,
     mut hasher: Option<&mut Sha256>,
 ) -> Result<u64> {
     let chunk_size = plan.part_size;
-    let budget = Arc::new(Semaphore::new(plan.in_flight));
     // Dropping the set (on error or cancellation) aborts the part requests.
     let mut in_flight: JoinSet<std::result::Result<(), object_store::Error>> = JoinSet::new();
     let PartSource {
@@ -552,7 +598,7 @@ async fn send_parts(
                 next = Some(cutter);
                 continue;
             }
-            slot = Arc::clone(&budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
+            slot = Arc::clone(budget).acquire_owned() => slot.map_err(|_| cancelled(key))?,
         };
         // The part is hashed on the thread that read it, not on the runtime.
         let owned = hasher.as_deref_mut().map(std::mem::take);
@@ -673,4 +719,32 @@ pub async fn blocking<T: Send + 'static>(
             message: "a file-reading task failed".to_owned(),
             source: Some(Box::new(join)),
         })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(holds: u64) -> Gate {
+        Gate::new(async { Ok(()) }, holds)
+    }
+
+    #[test]
+    fn a_gate_takes_its_bytes_in_part_slots_rounded_up_and_leaves_one() {
+        let plan = PartPlan {
+            part_size: 8,
+            in_flight: 4,
+        };
+        assert_eq!(gate(0).slots(plan), 0);
+        assert_eq!(gate(1).slots(plan), 1);
+        assert_eq!(gate(8).slots(plan), 1);
+        assert_eq!(gate(9).slots(plan), 2);
+        assert_eq!(gate(24).slots(plan), 3);
+        assert_eq!(gate(1_000).slots(plan), 3);
+        let single = PartPlan {
+            part_size: 8,
+            in_flight: 1,
+        };
+        assert_eq!(gate(1_000).slots(single), 0);
+    }
 }

@@ -55,6 +55,8 @@ async fn copy_plain(
     cancel: CancellationToken,
 ) -> Result<()> {
     let mut indexes: Vec<Upload> = Vec::new();
+    // The indexes' bytes are in memory while they go up (each is one PUT).
+    let mut index_bytes = segment.leader_epoch_index.len() as u64;
     let mut absent = vec![keys.envelope()?];
     let files = [
         (IndexType::Offset, Some(segment.offset_index)),
@@ -64,13 +66,16 @@ async fn copy_plain(
     ];
     for (index, path) in files {
         match path {
-            Some(path) => indexes.push(put(
-                Arc::clone(&store),
-                keys.index(index)?,
-                UploadSource::File(path),
-                tuning,
-                cancel.clone(),
-            )),
+            Some(path) => {
+                index_bytes += file_len(&path);
+                indexes.push(put(
+                    Arc::clone(&store),
+                    keys.index(index)?,
+                    UploadSource::File(path),
+                    tuning,
+                    cancel.clone(),
+                ));
+            }
             None => absent.push(keys.index(index)?),
         }
     }
@@ -87,13 +92,16 @@ async fn copy_plain(
     // dropped PUT could still land after the clean-up); then the first
     // error, if any, wins. The log goes up beside them and becomes visible
     // only after them.
-    let indexes: Gate = Box::pin(async move {
-        join_all(indexes)
-            .await
-            .into_iter()
-            .collect::<Result<Vec<()>>>()
-            .map(drop)
-    });
+    let indexes = Gate::new(
+        async move {
+            join_all(indexes)
+                .await
+                .into_iter()
+                .collect::<Result<Vec<()>>>()
+                .map(drop)
+        },
+        index_bytes,
+    );
     let log = UploadSource::File(segment.log_segment);
     upload_after(&*store, &keys.log()?, log, tuning, &cancel, indexes)
         .await
@@ -201,6 +209,12 @@ fn encoded(
     let name = format!("{} (encoded)", name.as_ref().display());
     let (stream, report) = crate::chunked::encoded_stream(sealer, kind, name, reader);
     (UploadSource::Stream(stream), report)
+}
+
+/// The length of the file at `path`; 0 when it cannot be read (its upload
+/// then reports why).
+fn file_len(path: &std::path::Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |meta| meta.len())
 }
 
 fn open(path: &std::path::Path) -> Result<File> {

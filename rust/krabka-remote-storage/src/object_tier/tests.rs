@@ -227,6 +227,58 @@ fn the_log_goes_up_beside_its_indexes_and_becomes_visible_after_them() {
 }
 
 #[test]
+fn a_gate_holding_memory_takes_part_slots_until_it_ends() {
+    use {
+        krabka_object_store::store::{
+            Tuning,
+            upload::{Gate, UploadSource, upload_after},
+        },
+        object_store::ObjectStoreExt,
+    };
+    let f = fixture();
+    f.store.stats.part_delay_ms.store(5, SeqCst);
+    let log = pattern(20 * 16 * KIB, 29);
+    let path = f.dir.path().join("gated.log");
+    std::fs::write(&path, &log).unwrap();
+    let tuning = Tuning::default()
+        .with_multipart(64 * KIB as u64, 16 * KIB)
+        .with_parts_in_flight(4);
+    // The gate holds two parts' worth of memory and ends only once every
+    // part of the log is stored: the log has two slots throughout.
+    let stats = Arc::clone(&f.store.stats);
+    let gate = Gate::new(
+        async move {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while stats.parts_stored.lock().unwrap().len() < 20 {
+                assert!(std::time::Instant::now() < deadline, "the parts stalled");
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            Ok(())
+        },
+        2 * 16 * KIB as u64 - 1,
+    );
+    let key = Path::from("gated/log");
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime
+        .block_on(upload_after(
+            &*f.store,
+            &key,
+            UploadSource::File(path),
+            tuning,
+            &cancel,
+            gate,
+        ))
+        .unwrap();
+    let max = f.store.stats.max_parts_in_flight.load(SeqCst);
+    assert!(max > 1, "parts never overlapped");
+    assert!(max <= 2, "{max} parts in flight beside a gate holding two");
+    let stored =
+        runtime.block_on(async { f.store.get(&key).await.unwrap().bytes().await.unwrap() });
+    assert_eq!(stored, log);
+}
+
+#[test]
 fn a_failed_index_aborts_the_log_beside_it_and_leaves_no_log() {
     let f = fixture();
     f.store.stats.fail_puts(".timeindex", usize::MAX);
