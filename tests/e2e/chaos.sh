@@ -93,7 +93,9 @@ for node in "${nodes[@]}"; do
 done
 cluster=$(new_cluster_id)
 for node in "${nodes[@]}"; do
-  java -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2-client.properties" \
+  # shellcheck disable=SC2086
+  java -XX:TieredStopAtLevel=1 ${E2E_CDS:-} \
+    -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2-client.properties" \
     -De2e.log.file="$node/logs/format-log4j.log" -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" \
     -c "$node/server.properties" >"$node/logs/format.log" 2>&1 || { cat "$node/logs/format.log" >&2; exit 1; }
 done
@@ -102,19 +104,22 @@ export E2E_JVM_OPTS="-Xms128m -Xmx512m -XX:+UseG1GC -XX:TieredStopAtLevel=1"
 node_start_all "${nodes[@]}"
 bootstrap="$(node_bootstrap "$E2E_WORK/node1"),$(node_bootstrap "$E2E_WORK/node2"),$(node_bootstrap "$E2E_WORK/node3")"
 chaos() {
-  java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  # shellcheck disable=SC2086
+  java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CDS:-} \
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties" \
     -De2e.log.file="$E2E_WORK/client.log" \
-    -cp "$E2E_CLIENT_CLASSES:$KAFKA_HOME/libs/*" io.krabka.e2e.Chaos "$1" --bootstrap "$bootstrap" "${@:2}"
+    -cp "$KAFKA_HOME/libs/*:$E2E_CLIENT_CLASSES" io.krabka.e2e.Chaos "$1" --bootstrap "$bootstrap" "${@:2}"
 }
 kafka_tool() {
-  java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  # shellcheck disable=SC2086
+  java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CDS:-} \
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties" \
     -De2e.log.file="$E2E_WORK/client.log" -cp "$KAFKA_HOME/libs/*" "$@"
 }
 # As kafka_tool, for a tool run in the background: `exec` makes $! the JVM itself, so it gets the signals.
 background_tool() {
-  exec java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  # shellcheck disable=SC2086
+  exec java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CDS:-} \
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties" \
     -De2e.log.file="$E2E_WORK/client.log" -cp "$KAFKA_HOME/libs/*" "$@"
 }

@@ -14,6 +14,7 @@
 #   E2E_WORK          scratch directory of this run
 #   E2E_JVM_OPTS      optional JVM options for the broker processes
 #   E2E_JVM_EXTRA     more JVM options for the broker processes, after those (e.g. a -javaagent)
+#   E2E_CDS           JVM options mapping a class archive of KAFKA_HOME's libs (tests/e2e/lib/e2e.sh)
 # Placeholders @NAME@ in property fragments are replaced with the value of the variable E2E_NAME.
 
 E2E_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -118,7 +119,9 @@ EOF
 node_format() {
   local dir="$1" cluster="$2" quorum_flag=--no-initial-controllers
   grep -q '^process.roles=.*controller' "$dir/server.properties" && quorum_flag=--standalone
-  java -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2-client.properties" \
+  # shellcheck disable=SC2086
+  java -XX:TieredStopAtLevel=1 ${E2E_CDS:-} \
+    -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2-client.properties" \
     -De2e.log.file="$dir/logs/format-log4j.log" -cp "$(kafka_cp)" kafka.tools.StorageTool format -t "$cluster" \
     -c "$dir/server.properties" $quorum_flag >"$dir/logs/format.log" 2>&1 \
     || { cat "$dir/logs/format.log" >&2; [[ ! -f $dir/logs/format-log4j.log ]] || cat "$dir/logs/format-log4j.log" >&2
@@ -141,7 +144,7 @@ node_launch() {
   [[ -f "$dir/logs/server.log" ]] && before=$(grep -c 'Kafka Server started' "$dir/logs/server.log" || true)
   echo "$before" >"$dir/started.before"
   # shellcheck disable=SC2086
-  java ${E2E_JVM_OPTS:--Xms256m -Xmx768m -XX:+UseG1GC -XX:TieredStopAtLevel=1} ${E2E_JVM_EXTRA:-} \
+  java ${E2E_JVM_OPTS:--Xms256m -Xmx768m -XX:+UseG1GC -XX:TieredStopAtLevel=1} ${E2E_CDS:-} ${E2E_JVM_EXTRA:-} \
     -Dlog4j2.configurationFile="$E2E_LIB_DIR/../config/log4j2.properties" -Dkafka.logs.dir="$dir/logs" \
     -cp "$(kafka_cp)" kafka.Kafka "$dir/server.properties" >>"$dir/logs/stdout.log" 2>&1 &
   echo $! >"$dir/pid"

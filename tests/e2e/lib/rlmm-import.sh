@@ -18,9 +18,10 @@ e2e_rlmm_import() {
   node_stop "$node"
   node_replace_fragment "$node" "$E2E_ROOT/tests/e2e/config/rlmm-topic-based.properties" \
     "$E2E_ROOT/tests/e2e/config/rlmm-krabka.properties"
-  local import=(java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+  # shellcheck disable=SC2206
+  local import=(java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CDS:-}
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties"
-    -De2e.log.file="$out/import-log4j.log" -cp "$E2E_PLUGIN_CP:$KAFKA_HOME/libs/*"
+    -De2e.log.file="$out/import-log4j.log" -cp "$KAFKA_HOME/libs/*:$E2E_PLUGIN_CP"
     io.krabka.remote.storage.tools.ImportTopicBasedMetadata --log-dir "$node/data"
     --config "$node/server.properties" --metadata-partitions "$partitions")
   local run rc tiered
@@ -49,7 +50,8 @@ e2e_rlmm_import() {
   local bootstrap; bootstrap=$(node_bootstrap "$node")
   e2e_client offsets,verify --bootstrap "$bootstrap" --topics "$topics"
   # The old topic is not needed any more: it is deleted as docs/metadata.md says, and the cluster goes on without it.
-  local topic_tool=(java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+  # shellcheck disable=SC2206
+  local topic_tool=(java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CDS:-}
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties"
     -De2e.log.file="$out/topic-tool-log4j.log" -cp "$KAFKA_HOME/libs/*" org.apache.kafka.tools.TopicCommand
     --bootstrap-server "$bootstrap")

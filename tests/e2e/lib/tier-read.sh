@@ -35,9 +35,10 @@ e2e_tier_read() {
   node_start "$target"
   local bootstrap; bootstrap=$(node_bootstrap "$target")
   e2e_log "replay target cluster at $bootstrap"
-  local replay=(java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+  # shellcheck disable=SC2206
+  local replay=(java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${E2E_CDS:-}
     -Dlog4j2.configurationFile="$E2E_ROOT/tests/e2e/config/log4j2-client.properties"
-    -De2e.log.file="$out/replay-client.log" -cp "$jar:$KAFKA_HOME/libs/*" io.krabka.remote.storage.TierReplay
+    -De2e.log.file="$out/replay-client.log" -cp "$KAFKA_HOME/libs/*:$jar" io.krabka.remote.storage.TierReplay
     --bootstrap-servers "$bootstrap")
   e2e_client create-plain --bootstrap "$bootstrap" --topics "$topics"
   for spec in ${topics//,/ }; do

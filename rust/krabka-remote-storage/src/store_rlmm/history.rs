@@ -272,22 +272,12 @@ impl History {
     /// # Errors
     /// The store's errors.
     pub(super) fn compact(&self, listing: &Listing, covered: u64) -> Result<usize> {
-        let mut doomed = Vec::new();
-        for sequence in listing.records.iter().filter(|s| **s <= covered) {
-            doomed.push(
-                self.keys
-                    .record(&self.store, *sequence)
-                    .map_err(spi_error)?,
-            );
-        }
-        for through in listing.snapshots.iter().filter(|t| **t < covered) {
-            doomed.push(
-                self.keys
-                    .snapshot(&self.store, *through)
-                    .map_err(spi_error)?,
-            );
-        }
-        self.delete(doomed, "compacted remote log metadata")
+        self.delete_below(
+            listing,
+            covered.saturating_add(1),
+            covered,
+            "compacted remote log metadata",
+        )
     }
 
     /// Deletes what the snapshot through `through`, the newest, makes
@@ -300,21 +290,39 @@ impl History {
     /// # Errors
     /// The store's errors.
     pub(super) fn trim(&self, listing: &Listing, through: u64) -> Result<usize> {
+        self.delete_below(
+            listing,
+            through,
+            through,
+            "remote log metadata before a partition's newest snapshot",
+        )
+    }
+
+    /// Deletes the records of `listing` below `records` and its snapshots
+    /// below `snapshots` (`what` names them in errors); the number deleted.
+    fn delete_below(
+        &self,
+        listing: &Listing,
+        records: u64,
+        snapshots: u64,
+        what: &'static str,
+    ) -> Result<usize> {
         let mut doomed = Vec::new();
-        for sequence in listing.records.iter().filter(|s| **s < through) {
+        for sequence in listing.records.iter().filter(|s| **s < records) {
             doomed.push(
                 self.keys
                     .record(&self.store, *sequence)
                     .map_err(spi_error)?,
             );
         }
-        for older in listing.snapshots.iter().filter(|t| **t < through) {
-            doomed.push(self.keys.snapshot(&self.store, *older).map_err(spi_error)?);
+        for through in listing.snapshots.iter().filter(|t| **t < snapshots) {
+            doomed.push(
+                self.keys
+                    .snapshot(&self.store, *through)
+                    .map_err(spi_error)?,
+            );
         }
-        self.delete(
-            doomed,
-            "remote log metadata before a partition's newest snapshot",
-        )
+        delete_objects(&self.store, doomed, what)
     }
 
     /// Deletes every object of the partition's directory (`listing`'s
@@ -323,14 +331,11 @@ impl History {
     /// # Errors
     /// The store's errors.
     pub(super) fn erase(&self, listing: &Listing) -> Result<usize> {
-        self.delete(
+        delete_objects(
+            &self.store,
             listing.keys.clone(),
             "remote log metadata of a deleted partition",
         )
-    }
-
-    fn delete(&self, keys: Vec<Path>, what: &'static str) -> Result<usize> {
-        delete_objects(&self.store, keys, what)
     }
 
     /// Writes `snapshot`, create-only; a snapshot already at its key holds
@@ -348,49 +353,40 @@ impl History {
     }
 
     /// One create-only PUT of `bytes` at `key`.
+    ///
+    /// # Errors
+    /// The store's errors, but not that the key exists: that is
+    /// [`Written::Lost`].
     fn create(&self, key: Path, bytes: Vec<u8>) -> Result<Written> {
-        create_object(&self.store, key, bytes)
+        let inner = Arc::clone(self.store.store());
+        let put = self.store.runtime().run(async move {
+            create_only_put(
+                inner.as_ref(),
+                &key,
+                Bytes::from(bytes),
+                &CancellationToken::new(),
+            )
+            .await
+        });
+        match put.map_err(spi_error)? {
+            Ok(_) => Ok(Written::Created),
+            Err(err) if err.class() == StoreErrorClass::AlreadyExists => Ok(Written::Lost),
+            Err(err) => Err(spi_error(err)),
+        }
     }
 
     /// The whole object at `key` if it exists and is at most `max` bytes.
+    ///
+    /// # Errors
+    /// The store's errors; an object larger than `max`.
     fn fetch(&self, key: Path, max: usize) -> Result<Option<Vec<u8>>> {
-        fetch_object(&self.store, key, max)
+        let inner: Arc<dyn ObjectStore> = Arc::clone(self.store.store());
+        let fetched = self
+            .store
+            .runtime()
+            .run(async move { get_whole(inner.as_ref(), &key, max).await });
+        fetched.map_err(spi_error)?.map_err(spi_error)
     }
-}
-
-/// One create-only PUT of `bytes` at `key` in `store`.
-///
-/// # Errors
-/// The store's errors, but not that the key exists: that is [`Written::Lost`].
-pub(super) fn create_object(store: &StoreHandle, key: Path, bytes: Vec<u8>) -> Result<Written> {
-    let inner = Arc::clone(store.store());
-    let put = store.runtime().run(async move {
-        create_only_put(
-            inner.as_ref(),
-            &key,
-            Bytes::from(bytes),
-            &CancellationToken::new(),
-        )
-        .await
-    });
-    match put.map_err(spi_error)? {
-        Ok(_) => Ok(Written::Created),
-        Err(err) if err.class() == StoreErrorClass::AlreadyExists => Ok(Written::Lost),
-        Err(err) => Err(spi_error(err)),
-    }
-}
-
-/// The whole object at `key` in `store` if it exists and is at most `max`
-/// bytes.
-///
-/// # Errors
-/// The store's errors; an object larger than `max`.
-pub(super) fn fetch_object(store: &StoreHandle, key: Path, max: usize) -> Result<Option<Vec<u8>>> {
-    let inner: Arc<dyn ObjectStore> = Arc::clone(store.store());
-    let fetched = store
-        .runtime()
-        .run(async move { get_whole(inner.as_ref(), &key, max).await });
-    fetched.map_err(spi_error)?.map_err(spi_error)
 }
 
 /// Deletes `keys` from `store` (`what` names them in errors); the number

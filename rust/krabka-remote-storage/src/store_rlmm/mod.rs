@@ -548,23 +548,22 @@ impl StoreRemoteLogMetadataManager {
             if guard.is_none() {
                 let history =
                     History::new(self.store.clone(), &self.config.root, partition.clone());
-                let loaded = match (listing, checkpointed) {
-                    (Some(listing), checkpointed) => PartitionState::load_listed(
-                        history,
-                        self.settings(),
-                        &listing,
-                        checkpointed,
-                    ),
-                    (None, Some(checkpointed)) => history.scan().and_then(|listing| {
-                        PartitionState::load_listed(
-                            history,
-                            self.settings(),
-                            &listing,
-                            Some(checkpointed),
-                        )
-                    }),
-                    (None, None) => PartitionState::load(history, self.settings()),
-                };
+                // A checkpoint entry is checked against a listing: the
+                // shared one, or the partition's own.
+                let loaded =
+                    match (listing, checkpointed) {
+                        (None, None) => PartitionState::load(history, self.settings()),
+                        (listing, checkpointed) => listing
+                            .map_or_else(|| history.scan(), Ok)
+                            .and_then(|listing| {
+                                PartitionState::load_listed(
+                                    history,
+                                    self.settings(),
+                                    &listing,
+                                    checkpointed,
+                                )
+                            }),
+                    };
                 match loaded {
                     Ok(state) => *guard = Some(state),
                     Err(err) => tracing::warn!(

@@ -47,8 +47,21 @@ pub struct S3Server {
     pub region: String,
 }
 
+/// Retries of the servers' tier configurations: few, so a test against a
+/// server that is down fails soon.
+const MAX_RETRIES: usize = 2;
+/// How long a failed request is retried.
+const RETRY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one request may take, its body included. Generous: the test
+/// command runs these tests beside brokers and first-time tool builds on 2
+/// cores, where a ranged GET of an in-repo Python server once took more
+/// than 20 s; a hung server still fails the test within minutes.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long connecting may take (a server that is down refuses at once).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
 impl S3Server {
-    /// A tier configuration with explicit keys and short retries.
+    /// A tier configuration with explicit keys and few retries.
     pub fn config(&self) -> S3Config {
         let mut config = S3Config::new(&self.bucket, &self.region);
         config.endpoint = Some(self.endpoint.clone());
@@ -59,10 +72,10 @@ impl S3Server {
             secret_access_key: Secret::new(&self.secret_key),
             session_token: None,
         };
-        config.max_retries = 2;
-        config.retry_timeout = Duration::from_secs(10);
-        config.request_timeout = Duration::from_secs(20);
-        config.connect_timeout = Duration::from_secs(2);
+        config.max_retries = MAX_RETRIES;
+        config.retry_timeout = RETRY_TIMEOUT;
+        config.request_timeout = REQUEST_TIMEOUT;
+        config.connect_timeout = CONNECT_TIMEOUT;
         config
     }
 }
@@ -75,7 +88,7 @@ pub struct GcsServer {
 }
 
 impl GcsServer {
-    /// A tier configuration with an emulator key (OAuth off) and short retries.
+    /// A tier configuration with an emulator key (OAuth off) and few retries.
     pub fn config(&self) -> GcsConfig {
         let mut config = GcsConfig::new(&self.bucket);
         config.endpoint = Some(self.endpoint.clone());
@@ -83,10 +96,10 @@ impl GcsServer {
         config.service_account_key = Some(Secret::new(
             r#"{"private_key":"unused","private_key_id":"unused","client_email":"test@example.com","disable_oauth":true}"#,
         ));
-        config.max_retries = 2;
-        config.retry_timeout = Duration::from_secs(10);
-        config.request_timeout = Duration::from_secs(20);
-        config.connect_timeout = Duration::from_secs(2);
+        config.max_retries = MAX_RETRIES;
+        config.retry_timeout = RETRY_TIMEOUT;
+        config.request_timeout = REQUEST_TIMEOUT;
+        config.connect_timeout = CONNECT_TIMEOUT;
         config
     }
 }
@@ -102,7 +115,7 @@ pub struct AzureServer {
 }
 
 impl AzureServer {
-    /// A tier configuration with the account's shared key and short retries.
+    /// A tier configuration with the account's shared key and few retries.
     pub fn config(&self) -> AzureConfig {
         let mut config = AzureConfig::new(
             &self.account,
@@ -111,10 +124,10 @@ impl AzureServer {
         );
         config.endpoint = Some(self.endpoint.clone());
         config.allow_http = true;
-        config.max_retries = 2;
-        config.retry_timeout = Duration::from_secs(10);
-        config.request_timeout = Duration::from_secs(20);
-        config.connect_timeout = Duration::from_secs(2);
+        config.max_retries = MAX_RETRIES;
+        config.retry_timeout = RETRY_TIMEOUT;
+        config.request_timeout = REQUEST_TIMEOUT;
+        config.connect_timeout = CONNECT_TIMEOUT;
         config
     }
 
