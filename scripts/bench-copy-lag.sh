@@ -10,7 +10,8 @@
 #
 # A segment's copy lag is from its roll (the broker's "Rolled new log segment" line for the segment after
 # it) to the end of its copy (RemoteLogManager's "Copied <segment>.log to remote storage" line, logged once
-# COPY_SEGMENT_FINISHED is stored). Both lines carry the broker's clock to the millisecond. The figure is
+# COPY_SEGMENT_FINISHED is stored). Both lines carry the broker's clock to the millisecond. Its two parts:
+# waiting for the partition's copy task (until its "Copying <segment>.log" line) and copying. The figure is
 # the median over the rounds of the ratio of the median lags, Kafka's plugin / ours (above 1: ours copies
 # sooner), with the 95th percentiles and the produce rate each run reached beside it.
 #
@@ -93,8 +94,10 @@ fi
 kafka() { java -Xmx512m -cp "$KAFKA_HOME/libs/*" "$@"; }
 records=$(( rate * seconds * 1024 ))
 
-# lags LOG: one line per copied segment, "partition lag-ms", from a broker's server.log: each partition's
-# rolls in order (the segment before each roll's new offset closed then) and each copy's end.
+# lags LOG: one line per copied segment, "partition lag-ms waited-ms copying-ms", from a broker's
+# server.log: each partition's rolls in order (the segment before each roll's new offset closed then), each
+# copy's start (the lag's part spent waiting for the copy task) and end (the part spent copying: the
+# storage manager's copy and the metadata manager's two updates).
 lags() {
   awk '
     function ms(line,    d, t) {  # "[2026-12-08 01:02:03,456] ..." -> milliseconds of the day
@@ -108,11 +111,18 @@ lags() {
       match($0, /at offset [0-9]+/); last[p] = substr($0, RSTART + 10, RLENGTH - 10) + 0
       next
     }
-    /Copied [0-9]+\.log to remote storage/ {
+    # "[RemoteLogManager=1 partition=<topic id>:lag-0] Copying 000...0.log to remote storage." when the
+    # copy task takes the segment up, "Copied 000...0.log to remote storage with segment-id: ..." at its end.
+    /Cop(ying|ied) [0-9]+\.log to remote storage/ {
       if (!match($0, /partition=[^] ,]*/)) next
-      p = substr($0, RSTART + 10, RLENGTH - 10)
-      match($0, /Copied [0-9]+\.log/); base = substr($0, RSTART + 7, RLENGTH - 11) + 0
-      if ((p, base) in closed) { lag = ms($0) - closed[p, base]; if (lag < 0) lag += 86400000; print p, lag }
+      p = substr($0, RSTART + 10, RLENGTH - 10); sub(/^[^:]*:/, "", p)
+      match($0, /Cop(ying|ied) [0-9]+\.log/); name = substr($0, RSTART, RLENGTH)
+      base = substr(name, index(name, " ") + 1) + 0
+      if (!((p, base) in closed)) next
+      if (name ~ /^Copying/) { started[p, base] = ms($0); next }
+      lag = ms($0) - closed[p, base]; if (lag < 0) lag += 86400000
+      copy = ((p, base) in started) ? ms($0) - started[p, base] : -1; if (copy < -1) copy += 86400000
+      print p, lag, lag - copy, copy
     }' "$1"
 }
 # percentile P: the P-th percentile (nearest rank) of the numbers on stdin.
@@ -146,20 +156,23 @@ run() {
   local rolls copies waited=0
   while :; do
     rolls=$(grep 'partition=lag-' "$node/logs/server.log" | grep -c 'Rolled new log segment at offset' || true)
-    copies=$(grep 'partition=lag-' "$node/logs/server.log" | grep -cE 'Copied [0-9]+\.log to remote storage' || true)
+    copies=$(grep -E 'partition=[^ ]*:lag-[0-9]+\] Copied [0-9]+\.log to remote storage' "$node/logs/server.log" \
+      | wc -l)
     (( copies >= rolls )) && break
     (( waited++ < 3000 )) || { echo "$name: $copies of $rolls segments copied after 5 min" >&2; exit 1; }
     sleep 0.1
   done
   node_stop "$node"
   lags "$node/logs/server.log" > "$E2E_WORK/lags-$name-$round.txt"
-  local count median p95
+  local count median p95 waited copying
   count=$(wc -l < "$E2E_WORK/lags-$name-$round.txt")
   (( count > 0 )) || { echo "$name: no copy matched to its roll in $node/logs/server.log" >&2; exit 1; }
   median=$(cut -d' ' -f2 "$E2E_WORK/lags-$name-$round.txt" | percentile 50)
   p95=$(cut -d' ' -f2 "$E2E_WORK/lags-$name-$round.txt" | percentile 95)
-  echo "$median $p95 $count $produced" >> "$E2E_WORK/$name.txt"
-  e2e_log "round $round $name: $count segments, copy lag median $median ms, p95 $p95 ms, produced at $produced MB/s"
+  waited=$(cut -d' ' -f3 "$E2E_WORK/lags-$name-$round.txt" | percentile 50)
+  copying=$(cut -d' ' -f4 "$E2E_WORK/lags-$name-$round.txt" | percentile 50)
+  echo "$median $p95 $count $produced $waited $copying" >> "$E2E_WORK/$name.txt"
+  e2e_log "round $round $name: $count segments, copy lag median $median ms (waiting $waited, copying $copying), p95 $p95 ms, produced at $produced MB/s"
   rm -rf "$node/data" "$node/tier"
 }
 
@@ -174,6 +187,10 @@ done
 median_of() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 column_median() { cut -d' ' -f"$2" "$E2E_WORK/$1.txt" | median_of; }
 echo "copy lag (segment roll -> copy finished), ${partitions} partitions at ${rate} MB/s for ${seconds} s, ${segment_mib} MiB segments, ours: $where; baseline: Kafka's LocalTieredStorage with the topic-based metadata manager; medians of $rounds rounds:"
-echo "  ours:  median lag $(column_median ours 1) ms, p95 $(column_median ours 2) ms, $(column_median ours 3) segments, produced at $(column_median ours 4) MB/s"
-echo "  Kafka: median lag $(column_median kafka 1) ms, p95 $(column_median kafka 2) ms, $(column_median kafka 3) segments, produced at $(column_median kafka 4) MB/s"
+for name in ours kafka; do
+  label=$name; [[ $name == kafka ]] && label=Kafka
+  printf '  %-6s median lag %s ms (waiting for the copy task %s, copying %s), p95 %s ms, %s segments, produced at %s MB/s\n' \
+    "$label:" "$(column_median "$name" 1)" "$(column_median "$name" 5)" "$(column_median "$name" 6)" \
+    "$(column_median "$name" 2)" "$(column_median "$name" 3)" "$(column_median "$name" 4)"
+done
 echo "  Kafka's median lag / ours (above 1: ours copies sooner): $(median_of < "$E2E_WORK/ratios.txt")"
