@@ -49,15 +49,38 @@ impl<R: Read + Send> Pieces for ReadPieces<R> {
         if self.done {
             return Ok(None);
         }
-        let mut buffer = Vec::with_capacity(self.piece_len.min(64 << 20));
-        (&mut self.reader)
-            .take(self.piece_len as u64)
-            .read_to_end(&mut buffer)?;
-        if buffer.len() < self.piece_len {
+        let piece = read_mapped(&mut self.reader, self.piece_len)?;
+        if piece.len() < self.piece_len {
             self.done = true;
         }
-        Ok((!buffer.is_empty()).then(|| Bytes::from(buffer)))
+        Ok((!piece.is_empty()).then_some(piece))
     }
+}
+
+/// Up to `len` bytes of `reader` (fewer only at its end) in an anonymous
+/// memory mapping of their own, unmapped when the last `Bytes` of it is
+/// dropped.
+///
+/// Part buffers are megabytes each and live until their request ends. From
+/// the allocator, a freed buffer of that size raises glibc's mmap
+/// threshold, after which the next ones come from the heaps of the many
+/// threads that read parts, and stay there: a 512 MiB copy with 16 parts of
+/// 5 MiB in flight peaked at 114–119 MiB of RSS that way, 94 MiB with the
+/// threshold pinned. A mapping of its own goes back to the system the
+/// moment its part is sent, and pages a short last part never reaches are
+/// never touched.
+fn read_mapped(reader: &mut impl Read, len: usize) -> io::Result<Bytes> {
+    let mut map = memmap2::MmapMut::map_anon(len.max(1))?;
+    let mut filled = 0;
+    while filled < len {
+        match reader.read(&mut map[filled..len]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(Bytes::from_owner(map).slice(..filled))
 }
 
 /// Produces a source's pieces on a thread of its own, up to `depth` ahead
@@ -214,6 +237,53 @@ pub fn joined(part: Vec<Bytes>) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out a few bytes at a time, interrupted before
+    /// every read, then fails if asked past its end with `fail_at_end`.
+    struct Trickle {
+        bytes: Vec<u8>,
+        at: usize,
+        interrupt: bool,
+        fail_at_end: bool,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            if self.at == self.bytes.len() && self.fail_at_end {
+                return Err(io::Error::other("the disk went away"));
+            }
+            let n = buf.len().min(7).min(self.bytes.len() - self.at);
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_mapped_piece_holds_what_short_and_interrupted_reads_gave() {
+        let bytes: Vec<u8> = (0..100u8).collect();
+        let mut reader = Trickle {
+            bytes: bytes.clone(),
+            at: 0,
+            interrupt: false,
+            fail_at_end: false,
+        };
+        assert_eq!(read_mapped(&mut reader, 64).unwrap(), bytes[..64]);
+        assert_eq!(read_mapped(&mut reader, 64).unwrap(), bytes[64..]);
+        assert!(read_mapped(&mut reader, 64).unwrap().is_empty());
+        let mut failing = Trickle {
+            bytes,
+            at: 0,
+            interrupt: false,
+            fail_at_end: true,
+        };
+        let err = read_mapped(&mut failing, 200).unwrap_err();
+        assert_eq!(err.to_string(), "the disk went away");
+    }
 
     /// Pieces of the given lengths, numbered bytes in order.
     struct Given(VecDeque<Bytes>);
